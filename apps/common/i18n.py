@@ -1,0 +1,35 @@
+"""Choosing the interface language (spec §4 "Locale")."""
+
+from django.conf import settings
+from django.http import HttpRequest
+from django.utils.translation.trans_real import parse_accept_lang_header
+
+from apps.tenants.constants import INTERFACE_LANGUAGES
+
+# Browser tags that stand for one of our languages under another code.
+_ALIASES = {"no": "nb", "nn": "nb"}
+
+
+def _normalise(tag: str) -> str:
+    primary = tag.split("-")[0].split("_")[0].lower()
+    return _ALIASES.get(primary, primary)
+
+
+def browser_language(request: HttpRequest, allowed: list[str]) -> str | None:
+    for tag, _quality in parse_accept_lang_header(request.headers.get("Accept-Language", "")):
+        code = _normalise(tag)
+        if code in allowed:
+            return code
+    return None
+
+
+def pick_language(request: HttpRequest, site_languages: list[str], domain_language: str | None) -> str:
+    """Cookie, then the site's domain language (only when there is no cookie), then
+    the browser's language, then English: each only if the site offers it."""
+    allowed = [code for code in site_languages if code in INTERFACE_LANGUAGES] or ["en"]
+    cookie = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME)
+    if cookie in allowed:
+        return cookie
+    if cookie is None and domain_language in allowed:
+        return domain_language
+    return browser_language(request, allowed) or ("en" if "en" in allowed else allowed[0])

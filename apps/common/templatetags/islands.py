@@ -1,0 +1,61 @@
+"""Template tags that render islands: a mount point, its props as JSON (json_script,
+never |safe) and the hashed module files from esbuild's manifest."""
+
+import itertools
+
+from django import template
+from django.conf import settings
+from django.templatetags.static import static
+from django.utils.html import format_html, format_html_join, json_script
+from django.utils.safestring import SafeString, mark_safe
+
+from apps.common.islands import entry_warning_strings, island_strings, manifest
+
+register = template.Library()
+_counter = itertools.count(1)
+
+
+def _dist(path: str) -> str:
+    return static(f"dist/{path}")
+
+
+@register.simple_tag
+def base_assets() -> SafeString:
+    """The stylesheet and the module every page loads."""
+    data = manifest()
+    css = format_html('<link rel="stylesheet" href="{}">', _dist(data["css"]["main"]))
+    preload = format_html_join("", '<link rel="modulepreload" href="{}">', ((_dist(p),) for p in data["base"]["imports"]))
+    script = format_html('<script type="module" src="{}"></script>', _dist(data["base"]["file"]))
+    return mark_safe(css + preload + script)  # noqa: S308 - every part is built by format_html
+
+
+@register.simple_tag
+def island(name: str, props: dict | None = None) -> SafeString:
+    entry = manifest()["islands"].get(name)
+    if entry is None:
+        raise template.TemplateSyntaxError(f"Unknown island {name!r}: is static_src/islands/{name}/index.tsx built?")
+    element_id = f"island-{name}-{next(_counter)}"
+    payload = {**(props or {}), "strings": {**island_strings(name), **((props or {}).get("strings") or {})}}
+    mount = format_html('<div data-island="{}" id="{}"></div>', name, element_id)
+    data = json_script(payload, f"{element_id}-props")
+    preload = format_html_join("", '<link rel="modulepreload" href="{}">', ((_dist(p),) for p in entry["imports"]))
+    script = format_html('<script type="module" src="{}"></script>', _dist(entry["file"]))
+    return mark_safe(mount + data + preload + script)  # noqa: S308 - every part is escaped above
+
+
+@register.simple_tag(takes_context=True)
+def entry_warning(context, layout: str) -> SafeString:
+    from apps.pages.selectors import entry_warning_visible
+
+    request = context.get("request")
+    if request is None or not entry_warning_visible(request=request, layout=layout):
+        return mark_safe("")
+    return island(
+        "EntryWarning",
+        {
+            "leaveUrl": "https://www.google.com/",
+            "storageKey": "entryWarning",
+            "cookieName": settings.ENTRY_WARNING_COOKIE_NAME,
+            "strings": entry_warning_strings(min_age=request.site.min_age),
+        },
+    )

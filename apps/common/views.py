@@ -1,0 +1,68 @@
+"""Health check and error pages (spec §8)."""
+
+import logging
+
+import redis
+from django.conf import settings
+from django.db import connection
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.utils.html import escape
+from django.utils.translation import gettext as _
+
+logger = logging.getLogger(__name__)
+
+
+def healthz(request: HttpRequest) -> JsonResponse:
+    checks = {}
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+        checks["postgresql"] = "ok"
+    except Exception as exc:  # noqa: BLE001 - any failure is the answer
+        checks["postgresql"] = f"error: {type(exc).__name__}"
+    try:
+        client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
+        client.ping()
+        checks["redis"] = "ok"
+    except Exception as exc:  # noqa: BLE001
+        checks["redis"] = f"error: {type(exc).__name__}"
+    healthy = all(value == "ok" for value in checks.values())
+    return JsonResponse({"status": "ok" if healthy else "error", **checks}, status=200 if healthy else 503)
+
+
+def _error(request: HttpRequest, status: int, message: str | None) -> HttpResponse:
+    try:
+        return render(
+            request,
+            "errors/error.html",
+            {"status": status, "message": message or _("Error")},
+            status=status,
+        )
+    except Exception:  # the error page itself failed: answer with plain markup
+        logger.exception("Rendering the error page failed")
+        body = (
+            "<!doctype html><html><head><meta charset='utf-8'><title>{msg}</title></head>"
+            "<body><h1>{msg}</h1><p><a href='/'>{home}</a></p></body></html>"
+        ).format(
+            msg=escape(_("An error occurred while showing the error page")),
+            home=escape(_("Go back to home")),
+        )
+        return HttpResponse(body, status=status)
+
+
+def page_not_found(request: HttpRequest, exception=None) -> HttpResponse:
+    return _error(request, 404, _("This page could not be found"))
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    return _error(request, 500, None)
+
+
+def permission_denied(request: HttpRequest, exception=None) -> HttpResponse:
+    return _error(request, 403, _("You do not have access to this page."))
+
+
+def bad_request(request: HttpRequest, exception=None) -> HttpResponse:
+    return _error(request, 400, _("An error has occurred."))

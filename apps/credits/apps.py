@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class CreditsConfig(AppConfig):
+    name = "apps.credits"
+    label = "credits"

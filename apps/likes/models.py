@@ -1,0 +1,1 @@
+"""Models of this app live in each site schema."""

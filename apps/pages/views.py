@@ -1,0 +1,50 @@
+"""Server-rendered pages: the landing page, content pages and the language choice."""
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_http_methods
+
+from apps.tenants.selectors import request_country, visible_languages
+
+CONTENT_PAGES = {
+    "terms": "pages/content/terms.html",
+    "privacy": "pages/content/privacy.html",
+    "cookies": "pages/content/cookies.html",
+    "ban": "pages/content/ban.html",
+    "return-policy": "pages/content/return_policy.html",
+    "faq": "pages/content/faq.html",
+    "service": "pages/content/service.html",
+}
+
+
+def index(request: HttpRequest) -> HttpResponse:
+    return render(request, "pages/index.html")
+
+
+def content_page(request: HttpRequest, page: str) -> HttpResponse:
+    return render(request, CONTENT_PAGES[page], {"page": page})
+
+
+@require_http_methods(["GET", "POST"])
+def lang_config(request: HttpRequest) -> HttpResponse:
+    """Lists the visible languages; a POST stores the choice in the language cookie."""
+    site = request.site
+    languages = visible_languages(site, request_country(request))
+    if request.method == "POST":
+        language = request.POST.get("language", "")
+        next_url = request.POST.get("next") or "/"
+        if not url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()}):
+            next_url = "/"
+        if language not in site.languages:
+            return render(request, "pages/lang_config.html", {"languages": languages, "error": True}, status=400)
+        response = HttpResponseRedirect(next_url)
+        response.set_cookie(
+            settings.LANGUAGE_COOKIE_NAME,
+            language,
+            max_age=settings.LANGUAGE_COOKIE_AGE,
+            samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+        )
+        return response
+    return render(request, "pages/lang_config.html", {"languages": languages})

@@ -1,0 +1,56 @@
+from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
+
+from apps.tenants.models import Company, Domain, MinimumMessageCost, Site
+
+
+class DomainInline(admin.TabularInline):
+    model = Domain
+    extra = 1
+    min_num = 1
+
+
+class MinimumMessageCostInline(admin.TabularInline):
+    model = MinimumMessageCost
+    extra = 0
+
+
+@admin.register(Site)
+class SiteAdmin(admin.ModelAdmin):
+    list_display = ("name", "niche", "primary_domain", "languages", "is_active", "created")
+    list_filter = ("niche", "is_active")
+    search_fields = ("name", "domains__domain", "schema_name")
+    inlines = [DomainInline, MinimumMessageCostInline]
+    readonly_fields = ("created",)
+    fieldsets = (
+        (None, {"fields": ("name", "schema_name", "niche", "company", "is_active", "created")}),
+        (_("Languages and countries"), {"fields": ("languages", "domain_language", "countries")}),
+        (_("Texts"), {"fields": ("index_title", "description", "mail_name", "support_email", "support_phone")}),
+        (_("Signups and search"), {"fields": ("signups", "logged_out_search", "logged_out_search_trafficsource",
+                                             "min_age")}),
+        (_("Credits"), {"fields": ("message_credits", "photo_credits", "gift_credits", "signup_credits",
+                                   "message_length", "refund_days")}),
+        (_("Profiles"), {"fields": ("visible_profile_fields", "visible_profile_notes", "search_fields", "interests",
+                                    "auto_approve_photos", "member_resell", "fictional_icon", "fictional_warning",
+                                    "fictional_singular", "fictional_plural")}),
+        (_("Site-entry warning"), {"fields": ("enable_site_entry_popup", "entry_popup_countries")}),
+        (_("Theme and delivery"), {"fields": ("theme_primary", "theme_secondary", "cdn_prefix",
+                                              "push_public_key", "push_private_key")}),
+    )
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).exclude(schema_name="public").prefetch_related("domains")
+
+    def get_readonly_fields(self, request, obj=None):
+        # The schema name is fixed once the schema exists.
+        return (*self.readonly_fields, "schema_name") if obj else self.readonly_fields
+
+    @admin.display(description=_("domain"))
+    def primary_domain(self, obj: Site) -> str:
+        return next((d.domain for d in obj.domains.all() if d.is_primary), "")
+
+
+@admin.register(Company)
+class CompanyAdmin(admin.ModelAdmin):
+    list_display = ("name", "city", "country", "added")
+    search_fields = ("name", "kvk")

@@ -1,0 +1,110 @@
+"""Product constants for sites (spec §1, §3, §9)."""
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+INTERFACE_LANGUAGES = ("da", "de", "en", "es", "fi", "fr", "it", "nb", "nl", "pl", "sv")
+
+# Spec §9 "Visible languages by country".
+VISIBLE_LANGUAGES_BY_COUNTRY: dict[str, tuple[str, ...]] = {
+    "US": ("en", "es"),
+    "NL": ("nl",),
+    "BE": ("nl", "fr", "de"),
+    "FR": ("fr",),
+    "IT": ("it",),
+    "ES": ("es",),
+    "DE": ("de",),
+    "AT": ("de",),
+    "IE": ("en",),
+    "GB": ("en",),
+    "CA": ("en", "fr"),
+    "PL": ("pl",),
+    "AU": ("en",),
+    "NZ": ("en",),
+    "CH": ("de", "it", "fr", "en"),
+    "DK": ("da",),
+    "FI": ("fi", "sv"),
+    "NO": ("nb",),
+    "SE": ("sv",),
+}
+
+# Countries where the entry warning shows in the chat and lander layouts (spec §2, §9).
+ENTRY_WARNING_STRICT_COUNTRIES = ("NL", "DE")
+
+# Terms version date (spec §4): this, or the company's added date if later.
+TERMS_VERSION_DATE = "2023-12-01T12:00:00+00:00"
+
+
+class Niche(models.IntegerChoices):
+    GENERAL = 1, _("General")
+    SHE = 2, _("She")
+    BDSM = 3, _("BDSM")
+    BBW = 4, _("BBW")
+    GILF = 5, _("GILF")
+    MILF = 6, _("MILF")
+    GAY = 7, _("Gay")
+
+
+# Spec §9: niche 1 to 7 map to lander prefixes none, she, bdsm, bbw, gilf, milf, gay.
+LANDER_PREFIXES = {
+    Niche.GENERAL: "",
+    Niche.SHE: "she",
+    Niche.BDSM: "bdsm",
+    Niche.BBW: "bbw",
+    Niche.GILF: "gilf",
+    Niche.MILF: "milf",
+    Niche.GAY: "gay",
+}
+
+
+class Signups(models.TextChoices):
+    ALL = "all", _("Everyone")
+    WITH_TRAFFICSOURCE = "with_trafficsource", _("Only visitors with a tracking network")
+
+
+class YesNo(models.TextChoices):
+    YES = "yes", _("Yes")
+    NO = "no", _("No")
+
+
+# Spec §3 "Profile": the fields a site may show and search on.
+PROFILE_FIELDS = (
+    ("age", _("Age")),
+    ("country", _("Country")),
+    ("region", _("Region")),
+    ("city", _("City")),
+    ("gender", _("Gender")),
+    ("sexuality", _("Sexuality")),
+    ("relationship_status", _("Relationship status")),
+    ("body_type", _("Body type")),
+    ("hair_color", _("Hair colour")),
+    ("eye_color", _("Eye colour")),
+    ("tattoos", _("Tattoos")),
+    ("interests", _("Interests")),
+    ("about_me", _("About me")),
+)
+PROFILE_FIELD_NAMES = tuple(name for name, _label in PROFILE_FIELDS)
+SEARCHABLE_PROFILE_FIELDS = (
+    "relationship_status",
+    "body_type",
+    "hair_color",
+    "eye_color",
+    "tattoos",
+    "sexuality",
+    "interests",
+)
+
+DEFAULT_INTERESTS = (
+    "Travel",
+    "Music",
+    "Cinema",
+    "Cooking",
+    "Sports",
+    "Reading",
+    "Dancing",
+    "Nature",
+    "Art",
+    "Gaming",
+    "Fitness",
+    "Photography",
+)

@@ -1,0 +1,14 @@
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+from apps.tenants.services import template_schema_migrate
+
+
+class Command(BaseCommand):
+    help = "Migrate the public schema, then the template schema new sites are cloned from, then every site."
+
+    def handle(self, *args, **options) -> None:
+        verbosity = options["verbosity"]
+        call_command("migrate_schemas", shared=True, interactive=False, verbosity=verbosity)
+        template_schema_migrate(verbosity=verbosity)
+        call_command("migrate_schemas", tenant=True, interactive=False, verbosity=verbosity)

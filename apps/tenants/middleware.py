@@ -1,0 +1,77 @@
+"""Finds the site for the request's host and switches the database to its schema.
+
+An unknown host gets the generic 404 page: never another site's content."""
+
+import threading
+import time
+
+from django.db import connection
+from django.http import HttpRequest, HttpResponse
+from django.template.loader import render_to_string
+from django_tenants.middleware.main import TenantMainMiddleware
+from django_tenants.utils import get_public_schema_name
+
+from apps.tenants.models import Domain, Site
+
+# Site lookups happen on every request; a short in-process cache keeps them off the
+# database. Operators' edits reach every process within SITE_CACHE_SECONDS, and at
+# once in the process that saved them (see apps.tenants.signals).
+SITE_CACHE_SECONDS = 10.0
+_site_cache: dict[str, tuple[float, Site | None]] = {}
+_site_cache_lock = threading.Lock()
+
+
+def site_cache_clear() -> None:
+    with _site_cache_lock:
+        _site_cache.clear()
+
+
+def site_for_host(hostname: str) -> Site | None:
+    now = time.monotonic()
+    cached = _site_cache.get(hostname)
+    if cached and cached[0] > now:
+        return cached[1]
+    domain = (
+        Domain.objects.select_related("tenant", "tenant__company")
+        .prefetch_related("tenant__minimum_message_costs")
+        .filter(domain=hostname, tenant__is_active=True)
+        .first()
+    )
+    site = domain.tenant if domain else None
+    with _site_cache_lock:
+        _site_cache[hostname] = (now + SITE_CACHE_SECONDS, site)
+    return site
+
+
+def not_found_response(request: HttpRequest) -> HttpResponse:
+    html = render_to_string("errors/404_no_site.html", {"request": request})
+    return HttpResponse(html, status=404)
+
+
+class SiteMiddleware(TenantMainMiddleware):
+    def process_request(self, request: HttpRequest) -> HttpResponse | None:
+        connection.set_schema_to_public()
+        hostname = request.get_host().split(":")[0].lower().rstrip(".") if self._host_ok(request) else None
+        site = site_for_host(hostname) if hostname else None
+        if site is None:
+            return not_found_response(request)
+        site.domain_url = hostname
+        request.tenant = site
+        request.site = site
+        connection.set_tenant(site)
+        self.setup_url_routing(request)
+        return None
+
+    @staticmethod
+    def _host_ok(request: HttpRequest) -> bool:
+        from django.core.exceptions import DisallowedHost
+
+        try:
+            request.get_host()
+        except DisallowedHost:
+            return False
+        return True
+
+
+def is_public(request: HttpRequest) -> bool:
+    return getattr(request, "tenant", None) is not None and request.tenant.schema_name == get_public_schema_name()

@@ -1,0 +1,241 @@
+"""Sites (tenants), their domains and the companies behind them. Public schema."""
+
+import re
+from datetime import datetime
+
+from django.contrib.postgres.fields import ArrayField
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from django_countries.fields import CountryField
+from django_tenants.models import DomainMixin, TenantMixin
+
+from apps.tenants.constants import (
+    DEFAULT_INTERESTS,
+    INTERFACE_LANGUAGES,
+    LANDER_PREFIXES,
+    PROFILE_FIELD_NAMES,
+    SEARCHABLE_PROFILE_FIELDS,
+    TERMS_VERSION_DATE,
+    Niche,
+    Signups,
+    YesNo,
+)
+
+hex_colour = RegexValidator(r"^#[0-9a-fA-F]{6}$", _("Enter a colour as #rrggbb."))
+LANGUAGE_CHOICES = [(code, code) for code in INTERFACE_LANGUAGES]
+
+
+def _default_languages() -> list[str]:
+    return ["en"]
+
+
+def _default_countries() -> list[str]:
+    return ["GB"]
+
+
+def _default_visible_fields() -> list[str]:
+    return ["age", "country", "region", "city", "relationship_status", "body_type", "interests", "about_me"]
+
+
+def _default_search_fields() -> list[str]:
+    return ["relationship_status", "body_type"]
+
+
+def _default_interests() -> list[str]:
+    return list(DEFAULT_INTERESTS)
+
+
+class Company(models.Model):
+    """The legal entity behind one or more sites (spec §3 "Company info")."""
+
+    name = models.CharField(_("name"), max_length=200)
+    address = models.CharField(_("address"), max_length=300)
+    kvk = models.CharField(_("chamber of commerce number"), max_length=30, blank=True)
+    city = models.CharField(_("city"), max_length=120)
+    country = CountryField(_("country"))
+    tradenames = ArrayField(models.CharField(max_length=200), default=list, blank=True, verbose_name=_("trade names"))
+    vat_numbers = ArrayField(models.CharField(max_length=30), default=list, blank=True, verbose_name=_("VAT numbers"))
+    support_phone = models.CharField(_("support phone"), max_length=40, blank=True)
+    delete_discount = models.PositiveSmallIntegerField(
+        _("delete discount (%)"),
+        default=0,
+        validators=[MaxValueValidator(90)],
+        help_text=_("Discount offered to members who are about to delete their account."),
+    )
+    added = models.DateTimeField(_("added"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("company")
+        verbose_name_plural = _("companies")
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def terms_version_date(self) -> datetime:
+        base = datetime.fromisoformat(TERMS_VERSION_DATE)
+        return max(base, self.added)
+
+
+class Site(TenantMixin):
+    """One white-label dating site: its schema holds its members and all they make."""
+
+    auto_create_schema = True
+    auto_drop_schema = True
+
+    name = models.CharField(_("name"), max_length=100)
+    niche = models.PositiveSmallIntegerField(_("niche"), choices=Niche.choices, default=Niche.GENERAL)
+    company = models.ForeignKey(Company, on_delete=models.PROTECT, null=True, blank=True, related_name="sites")
+    is_active = models.BooleanField(_("active"), default=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    # Languages and countries (spec §1, §9).
+    languages = ArrayField(
+        models.CharField(max_length=5, choices=LANGUAGE_CHOICES),
+        default=_default_languages,
+        verbose_name=_("interface languages"),
+        help_text=_("Languages offered on this site, the default first."),
+    )
+    domain_language = models.CharField(
+        _("domain language"), max_length=5, choices=LANGUAGE_CHOICES, blank=True,
+        help_text=_("Language used when a visitor has no language cookie."),
+    )
+    countries = CountryField(_("countries"), multiple=True, default=_default_countries)
+
+    # Spec §3 "Settings (from the server)".
+    index_title = models.CharField(_("index title"), max_length=200, blank=True)
+    description = models.TextField(_("description"), blank=True)
+    cdn_prefix = models.CharField(_("CDN prefix"), max_length=200, blank=True)
+    signups = models.CharField(_("signups"), max_length=20, choices=Signups.choices, default=Signups.ALL)
+    logged_out_search = models.BooleanField(_("visitors may search"), default=False)
+    logged_out_search_trafficsource = models.BooleanField(
+        _("visitors with a tracking network may search"), default=True
+    )
+    push_public_key = models.CharField(_("push public key (VAPID)"), max_length=200, blank=True)
+    push_private_key = models.CharField(_("push private key (VAPID)"), max_length=200, blank=True)
+    message_credits = models.PositiveSmallIntegerField(_("credits per message"), default=1)
+    photo_credits = models.PositiveSmallIntegerField(_("credits per photo"), default=2)
+    gift_credits = models.PositiveSmallIntegerField(_("credits per gift"), default=3)
+    signup_credits = models.PositiveSmallIntegerField(_("credits at signup"), default=0)
+    message_length = models.PositiveIntegerField(
+        _("maximum message length"), default=1000, validators=[MinValueValidator(10), MaxValueValidator(10000)]
+    )
+    support_email = models.EmailField(_("support e-mail"), blank=True)
+    support_phone = models.CharField(_("support phone"), max_length=40, blank=True)
+    fictional_icon = models.CharField(_("fictional profile icon"), max_length=8, default="★")
+    fictional_warning = models.CharField(
+        _("fictional profile warning"), max_length=500,
+        default="Profiles marked with ★ are fictional and are operated by the site.",
+    )
+    fictional_singular = models.CharField(_("fictional, singular"), max_length=100, default="fictional profile")
+    fictional_plural = models.CharField(_("fictional, plural"), max_length=100, default="fictional profiles")
+    enable_site_entry_popup = models.CharField(
+        _("site-entry warning"), max_length=3, choices=YesNo.choices, default=YesNo.YES
+    )
+    entry_popup_countries = CountryField(
+        _("site-entry warning countries"), multiple=True, blank=True,
+        help_text=_("Show the warning only to visitors from these countries; empty shows it to all."),
+    )
+    visible_profile_fields = ArrayField(
+        models.CharField(max_length=30), default=_default_visible_fields, blank=True,
+        verbose_name=_("visible profile fields"),
+    )
+    visible_profile_notes = models.BooleanField(_("show profile notes"), default=True)
+    search_fields = ArrayField(
+        models.CharField(max_length=30), default=_default_search_fields, blank=True, verbose_name=_("search fields")
+    )
+    refund_days = models.PositiveSmallIntegerField(_("refund period (days)"), default=14)
+    member_resell = models.BooleanField(_("show resell entries"), default=False)
+    mail_name = models.CharField(_("sender name in e-mails"), max_length=100, blank=True)
+    min_age = models.PositiveSmallIntegerField(
+        _("minimum age"), default=18, validators=[MinValueValidator(18), MaxValueValidator(99)]
+    )
+    auto_approve_photos = models.BooleanField(_("approve photos automatically"), default=False)
+    interests = ArrayField(models.CharField(max_length=60), default=_default_interests, blank=True,
+                           verbose_name=_("interests"))
+
+    # Theme.
+    theme_primary = models.CharField(_("primary colour"), max_length=7, default="#6f7ff7", validators=[hex_colour])
+    theme_secondary = models.CharField(
+        _("secondary colour"), max_length=7, default="#b8a4e3", validators=[hex_colour]
+    )
+
+    class Meta:
+        verbose_name = _("site")
+        verbose_name_plural = _("sites")
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def lander_prefix(self) -> str:
+        return LANDER_PREFIXES[Niche(self.niche)]
+
+    @property
+    def default_language(self) -> str:
+        return self.languages[0] if self.languages else "en"
+
+    @property
+    def country_codes(self) -> list[str]:
+        return [country.code for country in self.countries]
+
+    @property
+    def sender_name(self) -> str:
+        return self.mail_name or self.name
+
+    def clean(self) -> None:
+        errors: dict[str, list] = {}
+        if not self.languages:
+            errors.setdefault("languages", []).append(_("Choose at least one language."))
+        if len(set(self.languages)) != len(self.languages):
+            errors.setdefault("languages", []).append(_("Each language may be listed once."))
+        if self.domain_language and self.domain_language not in self.languages:
+            errors.setdefault("domain_language", []).append(_("The domain language must be one of the site's languages."))
+        if not self.countries:
+            errors.setdefault("countries", []).append(_("Choose at least one country."))
+        bad = [name for name in self.visible_profile_fields if name not in PROFILE_FIELD_NAMES]
+        if bad:
+            errors.setdefault("visible_profile_fields", []).append(
+                _("Unknown profile fields: %(names)s") % {"names": ", ".join(bad)}
+            )
+        bad = [name for name in self.search_fields if name not in SEARCHABLE_PROFILE_FIELDS]
+        if bad:
+            errors.setdefault("search_fields", []).append(
+                _("Fields that cannot be searched: %(names)s") % {"names": ", ".join(bad)}
+            )
+        if self.cdn_prefix and not re.match(r"^(https://|/)", self.cdn_prefix):
+            errors.setdefault("cdn_prefix", []).append(_("The CDN prefix must start with https:// or /."))
+        if errors:
+            raise ValidationError(errors)
+
+
+class Domain(DomainMixin):
+    class Meta:
+        verbose_name = _("domain")
+        verbose_name_plural = _("domains")
+
+    def __str__(self) -> str:
+        return self.domain
+
+
+class MinimumMessageCost(models.Model):
+    """Per-country minimum price of a message (spec §3 `minimum_message_costs`)."""
+
+    site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="minimum_message_costs")
+    country = CountryField(_("country"))
+    costs = models.PositiveSmallIntegerField(_("credits"), validators=[MinValueValidator(1)])
+    currency = models.CharField(_("currency"), max_length=3, default="EUR",
+                                validators=[RegexValidator(r"^[A-Z]{3}$", _("Use a three-letter ISO currency code."))])
+
+    class Meta:
+        verbose_name = _("minimum message cost")
+        verbose_name_plural = _("minimum message costs")
+        constraints = [models.UniqueConstraint(fields=["site", "country"], name="unique_min_message_cost_country")]
+
+    def __str__(self) -> str:
+        return f"{self.country}: {self.costs} {self.currency}"

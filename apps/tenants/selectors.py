@@ -1,0 +1,122 @@
+"""Reads about sites: the settings the islands receive, languages, countries, regions."""
+
+from functools import lru_cache
+
+import pycountry
+from django.conf import settings
+from django.http import HttpRequest
+
+from apps.tenants.constants import INTERFACE_LANGUAGES, VISIBLE_LANGUAGES_BY_COUNTRY, Niche
+from apps.tenants.models import Company, Site
+
+
+def request_country(request: HttpRequest) -> str | None:
+    """The visitor's country as told by the edge proxy (ISO alpha-2), if any."""
+    value = request.META.get(settings.GEOIP_COUNTRY_HEADER, "")
+    value = value.strip().upper()
+    if len(value) == 2 and value.isalpha() and value not in ("XX", "T1"):
+        return value
+    return None
+
+
+def selected_country(site: Site, country: str | None) -> str:
+    """The country a visitor is treated as being in: their own when the site serves it."""
+    codes = site.country_codes
+    if country and country in codes:
+        return country
+    return codes[0] if codes else "GB"
+
+
+def visible_languages(site: Site, country: str | None) -> list[str]:
+    """The site's languages a visitor from `country` is offered (spec §9), in the
+    site's order. With no known country, or none in common, all the site's languages."""
+    languages = [code for code in site.languages if code in INTERFACE_LANGUAGES]
+    by_country = VISIBLE_LANGUAGES_BY_COUNTRY.get(country or "")
+    if by_country:
+        common = [code for code in languages if code in by_country]
+        if common:
+            return common
+    return languages
+
+
+@lru_cache(maxsize=256)
+def regions_for_country(country: str) -> tuple[dict, ...]:
+    """Top-level subdivisions of a country (ISO 3166-2), sorted by name."""
+    subdivisions = pycountry.subdivisions.get(country_code=country) or []
+    top = [sub for sub in subdivisions if sub.parent_code is None]
+    return tuple(sorted(({"code": sub.code, "name": sub.name} for sub in top), key=lambda item: item["name"]))
+
+
+def region_data(site: Site) -> dict[str, list[dict]]:
+    return {code: list(regions_for_country(code)) for code in site.country_codes}
+
+
+def company_info(company: Company | None) -> dict | None:
+    if company is None:
+        return None
+    return {
+        "name": company.name,
+        "address": company.address,
+        "kvk": company.kvk,
+        "city": company.city,
+        "country": company.country.code,
+        "tradenames": list(company.tradenames),
+        "vat_numbers": list(company.vat_numbers),
+        "support_phone": company.support_phone,
+        "delete_discount": company.delete_discount,
+        "added": company.added.isoformat(),
+    }
+
+
+def site_settings(*, site: Site, request: HttpRequest, domain: str | None = None) -> dict:
+    """Spec §3 "Settings (from the server)". `domain` is the host the caller forces
+    (spec §7: the request host); it defaults to the host the site was found by."""
+    country = request_country(request)
+    return {
+        "countries": site.country_codes,
+        "name": site.name,
+        "domain": domain or getattr(site, "domain_url", None) or "",
+        "domain_language": site.domain_language or site.default_language,
+        "languages": list(site.languages),
+        "visible_languages": visible_languages(site, country),
+        "index_title": site.index_title or site.name,
+        "description": site.description,
+        "cdn_prefix": site.cdn_prefix,
+        "niche": site.niche,
+        "niche_name": Niche(site.niche).label,
+        "lander_prefix": site.lander_prefix,
+        "signups": site.signups,
+        "logged_out_search": site.logged_out_search,
+        "logged_out_search_trafficsource": site.logged_out_search_trafficsource,
+        "geoip_country": country,
+        "geoip_selected_country": selected_country(site, country),
+        "push_public_key": site.push_public_key,
+        "minimum_message_costs": [
+            {"country": cost.country.code, "costs": cost.costs, "currency": cost.currency}
+            for cost in site.minimum_message_costs.all()
+        ],
+        "message_credits": site.message_credits,
+        "photo_credits": site.photo_credits,
+        "gift_credits": site.gift_credits,
+        "signup_credits": site.signup_credits,
+        "message_length": site.message_length,
+        "min_age": site.min_age,
+        "support_email": site.support_email,
+        "support_phone": site.support_phone or (site.company.support_phone if site.company else ""),
+        "fictional_icon": site.fictional_icon,
+        "fictional_warning": site.fictional_warning,
+        "fictional_singular": site.fictional_singular,
+        "fictional_plural": site.fictional_plural,
+        "enable_site_entry_popup": site.enable_site_entry_popup,
+        "visible_profile_fields": list(site.visible_profile_fields),
+        "visible_profile_notes": site.visible_profile_notes,
+        "search_fields": list(site.search_fields),
+        "refund_days": site.refund_days,
+        "member_resell": site.member_resell,
+        "company_id": site.company_id,
+        "company": company_info(site.company),
+        "mail_name": site.sender_name,
+        "interests": list(site.interests),
+        "region_data": region_data(site),
+        "theme": {"primary": site.theme_primary, "secondary": site.theme_secondary},
+    }

@@ -1,0 +1,55 @@
+"""Writes for sites: the template schema, creating sites and their domains."""
+
+from django.conf import settings
+from django.core.management import call_command
+from django.db import connection, transaction
+from django_tenants.utils import schema_exists
+
+from apps.tenants.middleware import site_cache_clear
+from apps.tenants.models import Company, Domain, Site
+
+_SCHEMA_PREFIX = "site_"
+
+
+def template_schema_migrate(*, verbosity: int = 0) -> None:
+    """Create the template schema if needed and bring it to the latest migrations.
+
+    New sites are clones of it, so it must be migrated before any site is created;
+    `manage.py migrate_all` does that first."""
+    name = settings.TENANT_BASE_SCHEMA
+    if not schema_exists(name):
+        with connection.cursor() as cursor:
+            cursor.execute(f'CREATE SCHEMA "{name}"')
+    call_command("migrate_schemas", schema_name=name, tenant=True, interactive=False, verbosity=verbosity)
+    connection.set_schema_to_public()
+
+
+def schema_name_for(domain: str) -> str:
+    cleaned = "".join(ch if ch.isalnum() else "_" for ch in domain.lower())
+    return (_SCHEMA_PREFIX + cleaned)[:63]
+
+
+@transaction.atomic
+def site_create(*, name: str, domain: str, **fields) -> Site:
+    """Create a site with its primary domain. Its schema is cloned from the template."""
+    site = Site(name=name, schema_name=fields.pop("schema_name", None) or schema_name_for(domain), **fields)
+    site.full_clean()
+    site.save()
+    Domain.objects.create(domain=domain, tenant=site, is_primary=True)
+    transaction.on_commit(site_cache_clear)
+    return site
+
+
+def public_site_ensure(*, domain: str) -> Site:
+    """The public schema's own row: the operators' admin is served on its domain."""
+    site = Site.objects.filter(schema_name=settings.PUBLIC_SCHEMA_NAME).first()
+    if site is None:
+        site = Site(schema_name=settings.PUBLIC_SCHEMA_NAME, name="Operators", enable_site_entry_popup="no")
+        site.save()
+    Domain.objects.get_or_create(domain=domain, defaults={"tenant": site, "is_primary": True})
+    return site
+
+
+def company_get_or_create(*, name: str, **fields) -> Company:
+    company, _created = Company.objects.get_or_create(name=name, defaults=fields)
+    return company

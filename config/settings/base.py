@@ -1,0 +1,248 @@
+"""Settings shared by every environment. Values come from the environment
+(django-environ); `local`, `test` and `production` only adjust them."""
+
+from pathlib import Path
+from urllib.parse import unquote
+
+import environ
+from csp.constants import NONCE, NONE, SELF
+from django.utils.translation import gettext_lazy as _
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+
+env = environ.Env()
+
+SECRET_KEY = env("DJANGO_SECRET_KEY", default="insecure-development-key-change-me")
+DEBUG = env.bool("DJANGO_DEBUG", default=False)
+# Hosts are checked against the sites' domains by the site middleware; an unknown
+# host gets the 404 page from there instead of a DisallowedHost error.
+ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["*"])
+
+# --- Tenancy -------------------------------------------------------------------
+SHARED_APPS = [
+    "django_tenants",
+    "apps.tenants",
+    "apps.common",
+    "django.contrib.contenttypes",
+    "django.contrib.auth",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.admin",
+    "django.contrib.staticfiles",
+    "django_countries",
+    "rest_framework",
+    "drf_spectacular",
+    "apps.accounts",
+]
+
+TENANT_APPS = [
+    "django.contrib.contenttypes",
+    "django.contrib.auth",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "apps.accounts",
+    "apps.profiles",
+    "apps.likes",
+    "apps.credits",
+    "apps.payments",
+    "apps.chat",
+    "apps.pages",
+]
+
+INSTALLED_APPS = list(SHARED_APPS) + [app for app in TENANT_APPS if app not in SHARED_APPS]
+
+TENANT_MODEL = "tenants.Site"
+TENANT_DOMAIN_MODEL = "tenants.Domain"
+PUBLIC_SCHEMA_NAME = "public"
+PUBLIC_SCHEMA_URLCONF = "config.urls_public"
+ROOT_URLCONF = "config.urls"
+# New sites are cloned from this migrated template schema instead of replaying
+# every migration (bench/bench_site_create.py measures the difference).
+TENANT_BASE_SCHEMA = "site_template"
+TENANT_CREATION_FAKES_MIGRATIONS = True
+DATABASE_ROUTERS = ("django_tenants.routers.TenantSyncRouter",)
+
+
+
+def database_from_url(url: str, **extra) -> dict:
+    config = environ.Env.db_url_config(url)
+    # A Unix socket directory arrives percent-encoded in the host part.
+    config["HOST"] = unquote(config.get("HOST") or "")
+    return {**config, "ENGINE": "django_tenants.postgresql_backend", **extra}
+
+
+DATABASE_URL = env("DATABASE_URL", default="postgres://postgres@localhost:5432/dating")
+DATABASES = {
+    "default": database_from_url(
+        DATABASE_URL, CONN_MAX_AGE=env.int("DATABASE_CONN_MAX_AGE", default=60), CONN_HEALTH_CHECKS=True
+    )
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = env("REDIS_URL", default="redis://127.0.0.1:6379/0")
+
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        # Every key carries the schema of the site it belongs to.
+        "KEY_FUNCTION": "django_tenants.cache.make_key",
+        "REVERSE_KEY_FUNCTION": "django_tenants.cache.reverse_key",
+        "KEY_PREFIX": env("CACHE_KEY_PREFIX", default="dp"),
+    }
+}
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "apps.tenants.middleware.SiteMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "apps.common.middleware.SiteLocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+]
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "apps.common.context_processors.site",
+            ],
+            "builtins": ["apps.common.templatetags.islands"],
+        },
+    }
+]
+
+ASGI_APPLICATION = "config.asgi.application"
+WSGI_APPLICATION = "config.wsgi.application"
+
+AUTH_USER_MODEL = "accounts.User"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+# --- Cookies -------------------------------------------------------------------
+# Cookies are host-only, so each site's domain has its own; the session table lives
+# in each site's schema, so a session of one site is anonymous on another.
+COOKIE_PREFIX = env("COOKIE_PREFIX", default="dp_")
+SESSION_COOKIE_NAME = f"{COOKIE_PREFIX}session"
+SESSION_COOKIE_AGE = 30 * 24 * 60 * 60
+SESSION_COOKIE_SAMESITE = "Lax"
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_NAME = f"{COOKIE_PREFIX}csrftoken"
+CSRF_COOKIE_HTTPONLY = True
+LANGUAGE_COOKIE_NAME = f"{COOKIE_PREFIX}lang"
+LANGUAGE_COOKIE_AGE = 365 * 24 * 60 * 60
+LANGUAGE_COOKIE_SAMESITE = "Lax"
+ENTRY_WARNING_COOKIE_NAME = f"{COOKIE_PREFIX}entry_ok"
+
+# --- Languages -----------------------------------------------------------------
+LANGUAGE_CODE = "en"
+LANGUAGES = [
+    ("da", _("Danish")),
+    ("de", _("German")),
+    ("en", _("English")),
+    ("es", _("Spanish")),
+    ("fi", _("Finnish")),
+    ("fr", _("French")),
+    ("it", _("Italian")),
+    ("nb", _("Norwegian Bokmål")),
+    ("nl", _("Dutch")),
+    ("pl", _("Polish")),
+    ("sv", _("Swedish")),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+USE_I18N = True
+USE_TZ = True
+TIME_ZONE = "UTC"
+
+# Header a proxy or CDN sets with the visitor's country (ISO 3166-1 alpha-2).
+GEOIP_COUNTRY_HEADER = env("GEOIP_COUNTRY_HEADER", default="HTTP_CF_IPCOUNTRY")
+
+# --- Static and media ----------------------------------------------------------
+STATIC_URL = "/static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+ISLANDS_MANIFEST = BASE_DIR / "static" / "dist" / "manifest.json"
+MEDIA_URL = "/media/"
+MEDIA_ROOT = Path(env("MEDIA_ROOT", default=str(BASE_DIR / ".data" / "media")))
+STORAGES = {
+    "default": {"BACKEND": "apps.common.storage.SiteFileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+
+# --- API -----------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "apps.common.exceptions.api_exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Dating platform API",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# --- Background work -----------------------------------------------------------
+CELERY_BROKER_URL = env("CELERY_BROKER_URL", default=REDIS_URL)
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TIMEZONE = "UTC"
+CELERY_BEAT_SCHEDULE: dict = {}
+
+CHANNEL_LAYERS = {
+    "default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {"hosts": [REDIS_URL]},
+    }
+}
+
+# --- E-mail --------------------------------------------------------------------
+EMAIL_BACKEND = env("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="no-reply@localhost")
+
+# --- Security ------------------------------------------------------------------
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, NONCE],
+        "img-src": [SELF, "data:", "blob:"],
+        "connect-src": [SELF, "ws:", "wss:"],
+        "frame-ancestors": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "object-src": [NONE],
+    }
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": "INFO"},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}

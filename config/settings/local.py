@@ -1,0 +1,8 @@
+from config.settings.base import *  # noqa: F403
+from config.settings.base import env
+
+DEBUG = env.bool("DJANGO_DEBUG", default=True)
+
+# Serve the freshly built assets straight from static/ while developing.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True

