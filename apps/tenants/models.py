@@ -101,7 +101,10 @@ class Site(TenantMixin):
         help_text=_("Languages offered on this site, the default first."),
     )
     domain_language = models.CharField(
-        _("domain language"), max_length=5, choices=LANGUAGE_CHOICES, blank=True,
+        _("domain language"),
+        max_length=5,
+        choices=LANGUAGE_CHOICES,
+        blank=True,
         help_text=_("Language used when a visitor has no language cookie."),
     )
     countries = CountryField(_("countries"), multiple=True, default=_default_countries)
@@ -128,7 +131,8 @@ class Site(TenantMixin):
     support_phone = models.CharField(_("support phone"), max_length=40, blank=True)
     fictional_icon = models.CharField(_("fictional profile icon"), max_length=8, default="★")
     fictional_warning = models.CharField(
-        _("fictional profile warning"), max_length=500,
+        _("fictional profile warning"),
+        max_length=500,
         default="Profiles marked with ★ are fictional and are operated by the site.",
     )
     fictional_singular = models.CharField(_("fictional, singular"), max_length=100, default="fictional profile")
@@ -137,11 +141,15 @@ class Site(TenantMixin):
         _("site-entry warning"), max_length=3, choices=YesNo.choices, default=YesNo.YES
     )
     entry_popup_countries = CountryField(
-        _("site-entry warning countries"), multiple=True, blank=True,
+        _("site-entry warning countries"),
+        multiple=True,
+        blank=True,
         help_text=_("Show the warning only to visitors from these countries; empty shows it to all."),
     )
     visible_profile_fields = ArrayField(
-        models.CharField(max_length=30), default=_default_visible_fields, blank=True,
+        models.CharField(max_length=30),
+        default=_default_visible_fields,
+        blank=True,
         verbose_name=_("visible profile fields"),
     )
     visible_profile_notes = models.BooleanField(_("show profile notes"), default=True)
@@ -155,14 +163,13 @@ class Site(TenantMixin):
         _("minimum age"), default=18, validators=[MinValueValidator(18), MaxValueValidator(99)]
     )
     auto_approve_photos = models.BooleanField(_("approve photos automatically"), default=False)
-    interests = ArrayField(models.CharField(max_length=60), default=_default_interests, blank=True,
-                           verbose_name=_("interests"))
+    interests = ArrayField(
+        models.CharField(max_length=60), default=_default_interests, blank=True, verbose_name=_("interests")
+    )
 
     # Theme.
     theme_primary = models.CharField(_("primary colour"), max_length=7, default="#6f7ff7", validators=[hex_colour])
-    theme_secondary = models.CharField(
-        _("secondary colour"), max_length=7, default="#b8a4e3", validators=[hex_colour]
-    )
+    theme_secondary = models.CharField(_("secondary colour"), max_length=7, default="#b8a4e3", validators=[hex_colour])
 
     class Meta:
         verbose_name = _("site")
@@ -195,7 +202,9 @@ class Site(TenantMixin):
         if len(set(self.languages)) != len(self.languages):
             errors.setdefault("languages", []).append(_("Each language may be listed once."))
         if self.domain_language and self.domain_language not in self.languages:
-            errors.setdefault("domain_language", []).append(_("The domain language must be one of the site's languages."))
+            errors.setdefault("domain_language", []).append(
+                _("The domain language must be one of the site's languages.")
+            )
         if not self.countries:
             errors.setdefault("countries", []).append(_("Choose at least one country."))
         bad = [name for name in self.visible_profile_fields if name not in PROFILE_FIELD_NAMES]
@@ -229,8 +238,12 @@ class MinimumMessageCost(models.Model):
     site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="minimum_message_costs")
     country = CountryField(_("country"))
     costs = models.PositiveSmallIntegerField(_("credits"), validators=[MinValueValidator(1)])
-    currency = models.CharField(_("currency"), max_length=3, default="EUR",
-                                validators=[RegexValidator(r"^[A-Z]{3}$", _("Use a three-letter ISO currency code."))])
+    currency = models.CharField(
+        _("currency"),
+        max_length=3,
+        default="EUR",
+        validators=[RegexValidator(r"^[A-Z]{3}$", _("Use a three-letter ISO currency code."))],
+    )
 
     class Meta:
         verbose_name = _("minimum message cost")

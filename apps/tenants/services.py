@@ -34,7 +34,7 @@ def site_create(*, name: str, domain: str, **fields) -> Site:
     """Create a site with its primary domain. Its schema is cloned from the template."""
     site = Site(name=name, schema_name=fields.pop("schema_name", None) or schema_name_for(domain), **fields)
     site.full_clean()
-    site.save()
+    site.save(verbosity=0)
     Domain.objects.create(domain=domain, tenant=site, is_primary=True)
     transaction.on_commit(site_cache_clear)
     return site

@@ -63,7 +63,6 @@ TENANT_CREATION_FAKES_MIGRATIONS = True
 DATABASE_ROUTERS = ("django_tenants.routers.TenantSyncRouter",)
 
 
-
 def database_from_url(url: str, **extra) -> dict:
     config = environ.Env.db_url_config(url)
     # A Unix socket directory arrives percent-encoded in the host part.

@@ -24,7 +24,9 @@ def base_assets() -> SafeString:
     """The stylesheet and the module every page loads."""
     data = manifest()
     css = format_html('<link rel="stylesheet" href="{}">', _dist(data["css"]["main"]))
-    preload = format_html_join("", '<link rel="modulepreload" href="{}">', ((_dist(p),) for p in data["base"]["imports"]))
+    preload = format_html_join(
+        "", '<link rel="modulepreload" href="{}">', ((_dist(p),) for p in data["base"]["imports"])
+    )
     script = format_html('<script type="module" src="{}"></script>', _dist(data["base"]["file"]))
     return mark_safe(css + preload + script)  # noqa: S308 - every part is built by format_html
 

@@ -60,8 +60,15 @@ def test_return_policy_names_the_refund_days(site, client_for):
 
 def test_footer_has_the_content_links_and_us_footer_in_english(site, client_for):
     body = client_for(site).get("/").content.decode()
-    for path in ("/pages/terms", "/pages/privacy", "/pages/cookies", "/pages/ban", "/pages/return-policy",
-                 "/pages/faq", "/pages/service"):
+    for path in (
+        "/pages/terms",
+        "/pages/privacy",
+        "/pages/cookies",
+        "/pages/ban",
+        "/pages/return-policy",
+        "/pages/faq",
+        "/pages/service",
+    ):
         assert f'href="{path}"' in body
     assert 'data-testid="us-footer"' in body
     assert 'data-testid="disclaimer"' in body

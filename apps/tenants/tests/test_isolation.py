@@ -5,8 +5,8 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import connection
 
-from conftest import on_site
 from config.celery import app
+from conftest import on_site
 
 
 @app.task(name="tests.current_schema")

@@ -21,8 +21,11 @@ def test_domain_language_must_be_one_of_the_sites_languages():
 
 def test_unknown_profile_and_search_fields_are_rejected():
     site = Site(
-        name="X", schema_name="site_x", countries=["GB"],
-        visible_profile_fields=["age", "shoe_size"], search_fields=["about_me"],
+        name="X",
+        schema_name="site_x",
+        countries=["GB"],
+        visible_profile_fields=["age", "shoe_size"],
+        search_fields=["about_me"],
     )
     with pytest.raises(ValidationError) as error:
         site.clean()

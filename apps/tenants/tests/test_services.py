@@ -29,9 +29,8 @@ def test_a_new_site_gets_a_clone_of_the_template_schema(db, settings):
 
 
 def test_saving_a_new_site_in_the_admin_creates_its_schema(db, django_user_model, rf):
-    from django.test import Client
-
     from django.contrib import admin
+    from django.test import Client
 
     from apps.tenants.admin import SiteAdmin
 
@@ -48,16 +47,29 @@ def test_saving_a_new_site_in_the_admin_creates_its_schema(db, django_user_model
             data[name] = ",".join(value) if field.__class__.__name__ == "SimpleArrayField" else value
         elif value is not None:
             data[name] = value
-    data.update({
-        "name": "Admin made", "schema_name": "site_admin_made", "languages": "en,fr", "domain_language": "fr",
-        "countries": ["FR", "BE"], "niche": 3,
-        "domains-TOTAL_FORMS": 1, "domains-INITIAL_FORMS": 0, "domains-MIN_NUM_FORMS": 1, "domains-MAX_NUM_FORMS": 1000,
-        "domains-0-domain": "admin-made.localhost", "domains-0-is_primary": "on",
-        "minimum_message_costs-TOTAL_FORMS": 1, "minimum_message_costs-INITIAL_FORMS": 0,
-        "minimum_message_costs-MIN_NUM_FORMS": 0, "minimum_message_costs-MAX_NUM_FORMS": 1000,
-        "minimum_message_costs-0-country": "FR", "minimum_message_costs-0-costs": 2,
-        "minimum_message_costs-0-currency": "EUR",
-    })
+    data.update(
+        {
+            "name": "Admin made",
+            "schema_name": "site_admin_made",
+            "languages": "en,fr",
+            "domain_language": "fr",
+            "countries": ["FR", "BE"],
+            "niche": 3,
+            "domains-TOTAL_FORMS": 1,
+            "domains-INITIAL_FORMS": 0,
+            "domains-MIN_NUM_FORMS": 1,
+            "domains-MAX_NUM_FORMS": 1000,
+            "domains-0-domain": "admin-made.localhost",
+            "domains-0-is_primary": "on",
+            "minimum_message_costs-TOTAL_FORMS": 1,
+            "minimum_message_costs-INITIAL_FORMS": 0,
+            "minimum_message_costs-MIN_NUM_FORMS": 0,
+            "minimum_message_costs-MAX_NUM_FORMS": 1000,
+            "minimum_message_costs-0-country": "FR",
+            "minimum_message_costs-0-costs": 2,
+            "minimum_message_costs-0-currency": "EUR",
+        }
+    )
     response = client.post("/admin/tenants/site/add/", data)
     assert response.status_code == 302, response.content.decode()[:3000]
     site = Site.objects.get(schema_name="site_admin_made")

@@ -23,7 +23,7 @@ class Command(BaseCommand):
             User.objects.create_superuser("admin", "admin@localhost", password)
             credentials.parent.mkdir(parents=True, exist_ok=True)
             credentials.write_text(f"admin {password}\n")
-        username, password = (credentials.read_text().split() + ["admin", "(see .data/admin-credentials.txt)"])[:2]
+        username, password = ([*credentials.read_text().split(), "admin", "(see .data/admin-credentials.txt)"])[:2]
         port = options["port"]
         for spec in DEMO_SITES:
             self.stdout.write(f"  {spec['name']:<10} http://{spec['domain']}:{port}/")
