@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
 from apps.tenants.models import Company, Domain, MinimumMessageCost, Site
+from apps.tenants.services import schema_name_for
 
 
 class DomainInline(admin.TabularInline):
@@ -69,6 +70,18 @@ class SiteAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).exclude(schema_name="public").prefetch_related("domains")
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+        if obj is None and "schema_name" in form.base_fields:
+            form.base_fields["schema_name"].required = False
+            form.base_fields["schema_name"].help_text = _("Leave empty to derive it from the name.")
+        return form
+
+    def save_model(self, request, obj, form, change):
+        if not obj.schema_name:
+            obj.schema_name = schema_name_for(obj.name)
+        super().save_model(request, obj, form, change)
 
     def get_readonly_fields(self, request, obj=None):
         # The schema name is fixed once the schema exists.

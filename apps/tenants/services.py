@@ -24,9 +24,15 @@ def template_schema_migrate(*, verbosity: int = 0) -> None:
     connection.set_schema_to_public()
 
 
-def schema_name_for(domain: str) -> str:
-    cleaned = "".join(ch if ch.isalnum() else "_" for ch in domain.lower())
-    return (_SCHEMA_PREFIX + cleaned)[:63]
+def schema_name_for(text: str) -> str:
+    """A free schema name derived from a domain or a site name."""
+    cleaned = "".join(ch if ch.isascii() and ch.isalnum() else "_" for ch in text.lower()).strip("_") or "site"
+    base = (_SCHEMA_PREFIX + cleaned)[:55]
+    name, counter = base, 1
+    while Site.objects.filter(schema_name=name).exists() or schema_exists(name):
+        counter += 1
+        name = f"{base}_{counter}"
+    return name
 
 
 @transaction.atomic

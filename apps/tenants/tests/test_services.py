@@ -50,7 +50,7 @@ def test_saving_a_new_site_in_the_admin_creates_its_schema(db, django_user_model
     data.update(
         {
             "name": "Admin made",
-            "schema_name": "site_admin_made",
+            "schema_name": "",
             "languages": "en,fr",
             "domain_language": "fr",
             "countries": ["FR", "BE"],
