@@ -29,7 +29,7 @@ DEMO_SITES = [
         "description": "Chat, flirt and meet people near you.",
         "support_email": "support@localhost",
         "signup_credits": 10,
-        "theme_primary": "#6f7ff7",
+        "theme_primary": "#5566e8",
         "theme_secondary": "#b8a4e3",
     },
     {

@@ -168,7 +168,7 @@ class Site(TenantMixin):
     )
 
     # Theme.
-    theme_primary = models.CharField(_("primary colour"), max_length=7, default="#6f7ff7", validators=[hex_colour])
+    theme_primary = models.CharField(_("primary colour"), max_length=7, default="#5566e8", validators=[hex_colour])
     theme_secondary = models.CharField(_("secondary colour"), max_length=7, default="#b8a4e3", validators=[hex_colour])
 
     class Meta:

@@ -53,6 +53,7 @@ def test_switching_to_french_shows_french_text(site_server, page):
 
 def test_language_choice_is_per_site(site_server, page):
     page.goto(site_server.url("localhost", "/lang-config"))
+    page.get_by_test_id("entry-warning-enter").click()
     page.locator("main button[lang=fr]").click()
     page.wait_for_load_state()
     assert page.locator("html").get_attribute("lang") == "fr"

@@ -1,0 +1,44 @@
+/**
+ * The base entry, loaded on every page by the base layout.
+ *
+ * - Bootstrap's JS for the server-rendered markup: dropdowns (account, language), the navbar
+ *   collapse, modals, alerts, offcanvas, tabs and toasts (data-bs-* attributes work as usual).
+ * - The chunk-load reload guard, the top progress bar and the page-hidden beacon.
+ * - The app badge and title count follow appStore.totals.
+ */
+import "bootstrap/js/dist/alert.js";
+import "bootstrap/js/dist/button.js";
+import "bootstrap/js/dist/collapse.js";
+import "bootstrap/js/dist/dropdown.js";
+import "bootstrap/js/dist/modal.js";
+import "bootstrap/js/dist/offcanvas.js";
+import "bootstrap/js/dist/tab.js";
+import Toast from "bootstrap/js/dist/toast.js";
+
+import { configureApiFromPage, sendPageHiddenBeacon } from "../lib/api";
+import { installChunkReloadGuard } from "../lib/chunkReload";
+import { installProgressBar } from "../lib/progress";
+import { appStore, updateAppBadge } from "../lib/store";
+
+installChunkReloadGuard();
+installProgressBar();
+configureApiFromPage();
+
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "hidden") sendPageHiddenBeacon();
+});
+
+// Server-rendered toasts (e.g. "credits added" after a payment) marked data-autoshow.
+for (const el of document.querySelectorAll(".toast[data-autoshow]")) {
+  Toast.getOrCreateInstance(el).show();
+}
+
+// App badge and "(N) " title prefix (spec §4). Only touched once there is something to
+// show or the totals change, so the server-rendered title stays as it is otherwise.
+{
+  const initial = appStore.get().totals;
+  if (initial.unreadMessages + initial.newLikes > 0) updateAppBadge(initial);
+  appStore.subscribe((state, previous) => {
+    if (state.totals !== previous.totals) updateAppBadge(state.totals);
+  });
+}

@@ -1,0 +1,338 @@
+#!/usr/bin/env node
+/**
+ * Front-end asset pipeline.
+ *
+ *   node static_src/build.mjs            one-shot production build (minified), exit 1 on errors
+ *   node static_src/build.mjs --watch    development: rebuild JS and SCSS on change
+ *
+ * JS: esbuild bundles static_src/base/index.ts and every static_src/islands/<Name>/index.tsx
+ * as ES modules with code splitting and content-hashed names into static/dist/.
+ * CSS: static_src/scss/main.scss is compiled with the sass JS API to static/dist/main-<hash>.css.
+ * Then static/dist/manifest.json maps entries to files (see docs/frontend.md):
+ *
+ *   {"base": {"file": "base/index-HASH.js", "imports": ["chunks/chunk-HASH.js"]},
+ *    "islands": {"EntryWarning": {"file": "islands/EntryWarning/index-HASH.js", "imports": [...]}},
+ *    "css": {"main": "main-HASH.css"}}
+ */
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+import * as esbuild from "esbuild";
+import * as sass from "sass";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(here, "..");
+const SRC = path.join(ROOT, "static_src");
+const OUT = path.join(ROOT, "static", "dist");
+const SCSS_DIR = path.join(SRC, "scss");
+const SCSS_ENTRY = path.join(SCSS_DIR, "main.scss");
+const MANIFEST = path.join(OUT, "manifest.json");
+
+const watch = process.argv.includes("--watch");
+const production = !watch;
+
+const rel = (p) => path.relative(ROOT, p).split(path.sep).join("/");
+const time = () => new Date().toTimeString().slice(0, 8);
+const log = (msg) => console.log(`[${time()}] ${msg}`);
+
+/** static_src/base/index.ts plus every static_src/islands/<Name>/index.tsx. */
+function findEntries() {
+  const entries = [path.join(SRC, "base", "index.ts")];
+  const islandsDir = path.join(SRC, "islands");
+  if (fs.existsSync(islandsDir)) {
+    for (const dirent of fs.readdirSync(islandsDir, { withFileTypes: true })) {
+      if (!dirent.isDirectory()) continue;
+      if (!/^[A-Z][A-Za-z0-9]*$/.test(dirent.name)) {
+        throw new Error(`island folder "${dirent.name}" must be PascalCase (letters and digits)`);
+      }
+      const entry = path.join(islandsDir, dirent.name, "index.tsx");
+      if (fs.existsSync(entry)) entries.push(entry);
+    }
+  }
+  return entries.sort();
+}
+
+function esbuildOptions(entryPoints) {
+  return {
+    absWorkingDir: ROOT,
+    entryPoints,
+    outbase: SRC,
+    outdir: OUT,
+    entryNames: "[dir]/[name]-[hash]",
+    chunkNames: "chunks/[name]-[hash]",
+    assetNames: "assets/[name]-[hash]",
+    bundle: true,
+    format: "esm",
+    splitting: true,
+    platform: "browser",
+    // Phones: Safari 15+ and recent Chromium/Firefox all run native ES modules.
+    target: ["es2020", "chrome93", "edge93", "firefox91", "safari15"],
+    minify: production,
+    sourcemap: true,
+    metafile: true,
+    write: true,
+    jsx: "automatic",
+    legalComments: production ? "linked" : "none",
+    define: { "process.env.NODE_ENV": JSON.stringify(production ? "production" : "development") },
+    logLevel: "warning",
+  };
+}
+
+/** Turns esbuild's metafile into the "base" and "islands" parts of the manifest. */
+export function manifestFromMetafile(metafile) {
+  const outputs = metafile.outputs;
+  const toDist = (p) => path.relative(OUT, path.resolve(ROOT, p)).split(path.sep).join("/");
+
+  const staticImports = (outPath) => {
+    const seen = new Set();
+    const order = [];
+    const visit = (p) => {
+      for (const imp of outputs[p]?.imports ?? []) {
+        if (imp.kind !== "import-statement" || imp.external || seen.has(imp.path)) continue;
+        seen.add(imp.path);
+        order.push(imp.path);
+        visit(imp.path);
+      }
+    };
+    visit(outPath);
+    return order.map(toDist);
+  };
+
+  let base = null;
+  const islands = {};
+  for (const [outPath, output] of Object.entries(outputs)) {
+    if (!output.entryPoint || !outPath.endsWith(".js")) continue;
+    const entry = path.resolve(ROOT, output.entryPoint);
+    const info = { file: toDist(outPath), imports: staticImports(outPath) };
+    const relEntry = path.relative(SRC, entry).split(path.sep);
+    if (relEntry[0] === "base") {
+      base = info;
+    } else if (relEntry[0] === "islands" && relEntry.length === 3) {
+      islands[relEntry[1]] = info;
+    }
+  }
+  if (!base) throw new Error("the base entry is missing from the build output");
+  return {
+    base,
+    islands: Object.fromEntries(Object.entries(islands).sort(([a], [b]) => a.localeCompare(b))),
+  };
+}
+
+/** Compiles main.scss, writes main-<hash>.css (+ .map) and returns its name relative to static/dist. */
+function buildCss() {
+  const result = sass.compile(SCSS_ENTRY, {
+    style: production ? "compressed" : "expanded",
+    loadPaths: [path.join(ROOT, "node_modules")],
+    sourceMap: true,
+    sourceMapIncludeSources: false,
+    // Bootstrap 5.3 is written for @import and the global Sass functions; its own warnings are
+    // not ours to fix (quietDeps), and our main.scss must @import it, as Bootstrap documents.
+    quietDeps: true,
+    silenceDeprecations: ["import", "global-builtin", "color-functions", "if-function"],
+  });
+  const css = result.css;
+  const hash = createHash("sha256").update(css).digest("hex").slice(0, 8).toUpperCase();
+  const name = `main-${hash}.css`;
+  const map = result.sourceMap;
+  if (map) {
+    map.file = name;
+    map.sources = map.sources.map((s) =>
+      s.startsWith("file:") ? path.relative(OUT, fileURLToPath(s)).split(path.sep).join("/") : s,
+    );
+  }
+  fs.mkdirSync(OUT, { recursive: true });
+  fs.writeFileSync(path.join(OUT, name), `${css}\n/*# sourceMappingURL=${name}.map */\n`);
+  if (map) fs.writeFileSync(path.join(OUT, `${name}.map`), JSON.stringify(map));
+  return name;
+}
+
+function writeManifest(manifest) {
+  const tmp = `${MANIFEST}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
+  fs.renameSync(tmp, MANIFEST); // atomic: the server never reads half a file
+}
+
+/** Files under static/dist that belong to the current build (with their .map and legal files). */
+function currentFiles(metafile, cssName) {
+  const keep = new Set(["manifest.json"]);
+  for (const outPath of Object.keys(metafile?.outputs ?? {})) {
+    keep.add(path.relative(OUT, path.resolve(ROOT, outPath)).split(path.sep).join("/"));
+  }
+  if (cssName) {
+    keep.add(cssName);
+    keep.add(`${cssName}.map`);
+  }
+  return keep;
+}
+
+/**
+ * Watch mode: removes the files of earlier builds that the current one no longer uses.
+ * Only files known from an earlier metafile (or CSS build) are removed, never "whatever is
+ * not in the current build": esbuild writes a rebuild's files before its onEnd reaches us,
+ * and those must survive a CSS publish that still holds the previous metafile.
+ */
+function pruneStale(known, keep) {
+  for (const name of [...known]) {
+    if (keep.has(name)) continue;
+    known.delete(name);
+    const full = path.join(OUT, name);
+    fs.rmSync(full, { force: true });
+    const dir = path.dirname(full);
+    try {
+      if (dir !== OUT && fs.readdirSync(dir).length === 0) fs.rmdirSync(dir);
+    } catch {
+      // already gone or not empty
+    }
+  }
+  for (const name of keep) known.add(name);
+}
+
+function formatMessages(messages, kind) {
+  return esbuild.formatMessagesSync(messages, { kind, color: process.stdout.isTTY }).join("\n");
+}
+
+async function buildOnce() {
+  const started = performance.now();
+  fs.rmSync(OUT, { recursive: true, force: true });
+  fs.mkdirSync(OUT, { recursive: true });
+
+  let result;
+  try {
+    result = await esbuild.build(esbuildOptions(findEntries()));
+  } catch (err) {
+    // esbuild already printed the errors (logLevel "warning").
+    console.error(`JS build failed${err?.errors ? ` with ${err.errors.length} error(s)` : `: ${err}`}`);
+    return 1;
+  }
+  let cssName;
+  try {
+    cssName = buildCss();
+  } catch (err) {
+    console.error(`SCSS build failed:\n${err?.message ?? err}`);
+    return 1;
+  }
+  const manifest = { ...manifestFromMetafile(result.metafile), css: { main: cssName } };
+  writeManifest(manifest);
+
+  const jsBytes = Object.entries(result.metafile.outputs)
+    .filter(([p]) => p.endsWith(".js"))
+    .reduce((n, [, o]) => n + o.bytes, 0);
+  const cssBytes = fs.statSync(path.join(OUT, cssName)).size;
+  log(
+    `built ${1 + Object.keys(manifest.islands).length} entries (${Object.keys(manifest.islands).length} islands), ` +
+      `JS ${(jsBytes / 1024).toFixed(1)} KiB, CSS ${(cssBytes / 1024).toFixed(1)} KiB ` +
+      `in ${Math.round(performance.now() - started)} ms -> ${rel(MANIFEST)}`,
+  );
+  return 0;
+}
+
+async function runWatch() {
+  fs.rmSync(OUT, { recursive: true, force: true });
+  fs.mkdirSync(OUT, { recursive: true });
+
+  let metafile = null;
+  let cssName = null;
+  const known = new Set();
+  let entriesKey = "";
+  let ctx = null;
+
+  const publish = (what, started) => {
+    if (!metafile || !cssName) return;
+    try {
+      writeManifest({ ...manifestFromMetafile(metafile), css: { main: cssName } });
+      pruneStale(known, currentFiles(metafile, cssName));
+      log(`rebuilt ${what} in ${Math.round(performance.now() - started)} ms`);
+    } catch (err) {
+      log(`manifest failed: ${err?.message ?? err}`);
+    }
+  };
+
+  const manifestPlugin = {
+    name: "manifest",
+    setup(build) {
+      let started = 0;
+      build.onStart(() => {
+        started = performance.now();
+      });
+      build.onEnd((result) => {
+        if (result.errors.length) {
+          console.error(formatMessages(result.errors, "error"));
+          log(`JS build failed with ${result.errors.length} error(s); keeping the previous files`);
+          return;
+        }
+        if (result.warnings.length) console.warn(formatMessages(result.warnings, "warning"));
+        metafile = result.metafile;
+        publish("JS", started);
+      });
+    },
+  };
+
+  const startContext = async () => {
+    const entries = findEntries();
+    entriesKey = entries.join("\n");
+    const next = await esbuild.context({ ...esbuildOptions(entries), logLevel: "silent", plugins: [manifestPlugin] });
+    if (ctx) await ctx.dispose();
+    ctx = next;
+    await ctx.watch();
+  };
+
+  const rebuildCss = () => {
+    const started = performance.now();
+    try {
+      cssName = buildCss();
+      publish("CSS", started);
+    } catch (err) {
+      console.error(err?.message ?? String(err));
+      log("SCSS build failed; keeping the previous CSS");
+    }
+  };
+
+  rebuildCss();
+  await startContext();
+
+  // SCSS: esbuild does not see .scss files, so watch them ourselves (recursive fs.watch works
+  // on Linux with Node 20), debounced.
+  let cssTimer = null;
+  fs.watch(SCSS_DIR, { recursive: true }, (_event, file) => {
+    if (file && !String(file).endsWith(".scss")) return;
+    clearTimeout(cssTimer);
+    cssTimer = setTimeout(rebuildCss, 50);
+  });
+
+  // A new island folder is a new entry point: restart the esbuild context.
+  let entriesTimer = null;
+  fs.watch(path.join(SRC, "islands"), { recursive: true }, () => {
+    clearTimeout(entriesTimer);
+    entriesTimer = setTimeout(async () => {
+      try {
+        if (findEntries().join("\n") !== entriesKey) {
+          log("entries changed; restarting esbuild");
+          await startContext();
+        }
+      } catch (err) {
+        log(`entries: ${err?.message ?? err}`);
+      }
+    }, 100);
+  });
+
+  log(`watching ${rel(SRC)} -> ${rel(OUT)} (Ctrl-C to stop)`);
+  const stop = async () => {
+    await ctx?.dispose();
+    process.exit(0);
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  if (watch) {
+    runWatch().catch((err) => {
+      console.error(err);
+      process.exit(1);
+    });
+  } else {
+    process.exitCode = await buildOnce();
+  }
+}

@@ -1,0 +1,4 @@
+import { mountIsland } from "../../lib/mount";
+import { EntryWarning } from "./EntryWarning";
+
+mountIsland("EntryWarning", EntryWarning);

@@ -1,0 +1,196 @@
+/**
+ * One small shared store for state that several islands read (top-bar badges, the current
+ * user, the time bonus, push state...).
+ *
+ * It is a module singleton: every entry (base and islands) imports this module, so esbuild's
+ * code splitting puts it in one shared chunk and the browser evaluates it once per page.
+ */
+import { useCallback, useSyncExternalStore } from "react";
+
+export type Listener<T> = (state: T, previous: T) => void;
+export type Updater<T> = Partial<T> | ((state: T) => Partial<T>);
+
+export interface Store<T extends object> {
+  get(): T;
+  set(update: Updater<T>): void;
+  subscribe(listener: Listener<T>): () => void;
+}
+
+export function createStore<T extends object>(initial: T): Store<T> {
+  let state = initial;
+  const listeners = new Set<Listener<T>>();
+
+  return {
+    get: () => state,
+    set(update) {
+      const partial = typeof update === "function" ? update(state) : update;
+      if (!partial) return;
+      let changed = false;
+      for (const key of Object.keys(partial) as (keyof T)[]) {
+        if (!Object.is(state[key], partial[key])) {
+          changed = true;
+          break;
+        }
+      }
+      if (!changed) return;
+      const previous = state;
+      state = { ...state, ...partial };
+      for (const listener of [...listeners]) listener(state, previous);
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+  };
+}
+
+/**
+ * React hook: re-renders the component when the selected slice changes (compared with
+ * Object.is, so select primitives or objects that the store replaces, not new literals).
+ */
+export function useStore<T extends object, S>(store: Store<T>, selector: (state: T) => S): S {
+  const getSnapshot = useCallback(() => selector(store.get()), [store, selector]);
+  return useSyncExternalStore(store.subscribe, getSnapshot, getSnapshot);
+}
+
+// ---------------------------------------------------------------------------------------
+// The application store
+// ---------------------------------------------------------------------------------------
+
+/** The logged-in member as the server hands it over (GET /api/user.php "user"). */
+export interface AppUser {
+  id: number | string;
+  [key: string]: unknown;
+}
+
+/** Site settings (GET /api/settings.php). */
+export type AppSettings = Record<string, unknown>;
+
+export interface Totals {
+  unreadMessages: number;
+  newLikes: number;
+}
+
+export interface TimeBonus {
+  /** Epoch milliseconds. */
+  expiresAt: number;
+  code: string;
+  isVisible: boolean;
+}
+
+export type PushPermission = "unsupported" | "unknown" | "granted" | "denied";
+
+export interface PushState {
+  capable: boolean;
+  permission: PushPermission;
+  subscribed: boolean;
+}
+
+export interface AppState {
+  user: AppUser | null;
+  settings: AppSettings | null;
+  totals: Totals;
+  timeBonus: TimeBonus | null;
+  paymentCountry: string | null;
+  push: PushState;
+}
+
+export function initialAppState(): AppState {
+  return {
+    user: null,
+    settings: null,
+    totals: { unreadMessages: 0, newLikes: 0 },
+    timeBonus: null,
+    paymentCountry: null,
+    push: { capable: false, permission: "unknown", subscribed: false },
+  };
+}
+
+/** Id of the optional JSON script the base layout may render with the initial state. */
+export const APP_STATE_SCRIPT_ID = "app-state";
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Reads `<script type="application/json" id="app-state">` (rendered by the base layout with
+ * json_script) and returns the keys of AppState it holds. Unknown keys are ignored and a
+ * broken script is ignored (the page still works with the defaults).
+ */
+export function readAppStateFromPage(doc: Document = document): Partial<AppState> {
+  const el = doc.getElementById(APP_STATE_SCRIPT_ID);
+  if (!el?.textContent) return {};
+  let data: unknown;
+  try {
+    data = JSON.parse(el.textContent);
+  } catch {
+    console.error(`#${APP_STATE_SCRIPT_ID} does not hold valid JSON`);
+    return {};
+  }
+  if (!isObject(data)) return {};
+  const defaults = initialAppState();
+  const out: Partial<AppState> = {};
+  if ("user" in data) out.user = isObject(data.user) ? (data.user as AppUser) : null;
+  if ("settings" in data) out.settings = isObject(data.settings) ? data.settings : null;
+  if (isObject(data.totals)) {
+    out.totals = {
+      unreadMessages: Number(data.totals.unreadMessages) || 0,
+      newLikes: Number(data.totals.newLikes) || 0,
+    };
+  }
+  if ("timeBonus" in data) out.timeBonus = isObject(data.timeBonus) ? (data.timeBonus as unknown as TimeBonus) : null;
+  if ("paymentCountry" in data) {
+    out.paymentCountry = typeof data.paymentCountry === "string" ? data.paymentCountry : null;
+  }
+  if (isObject(data.push)) out.push = { ...defaults.push, ...(data.push as Partial<PushState>) };
+  return out;
+}
+
+function createAppStore(): Store<AppState> {
+  const store = createStore<AppState>(initialAppState());
+  if (typeof document !== "undefined") store.set(readAppStateFromPage(document));
+  return store;
+}
+
+/** The one store shared by all islands of a page. */
+export const appStore: Store<AppState> = createAppStore();
+
+// ---------------------------------------------------------------------------------------
+// App badge (spec §4 "App badge")
+// ---------------------------------------------------------------------------------------
+
+const TITLE_COUNT_PREFIX = /^\(\d+\+?\)\s/;
+
+type BadgeNavigator = Navigator & {
+  setAppBadge?: (contents?: number) => Promise<void>;
+  clearAppBadge?: () => Promise<void>;
+};
+
+/**
+ * App badge = unread messages + new likes, where the device supports it; the page title is
+ * prefixed with "(N) " when N > 0 and the prefix is removed otherwise. Badge failures are
+ * silent (spec §8).
+ */
+export function updateAppBadge(totals: Totals): number {
+  const count = Math.max(0, (totals.unreadMessages || 0) + (totals.newLikes || 0));
+  const nav = (typeof navigator !== "undefined" ? navigator : undefined) as BadgeNavigator | undefined;
+  try {
+    if (count > 0 && typeof nav?.setAppBadge === "function") {
+      nav.setAppBadge(count)?.catch?.(() => {});
+    } else if (count === 0 && typeof nav?.clearAppBadge === "function") {
+      nav.clearAppBadge()?.catch?.(() => {});
+    } else if (count === 0 && typeof nav?.setAppBadge === "function") {
+      nav.setAppBadge(0)?.catch?.(() => {});
+    }
+  } catch {
+    // Unsupported or refused: silent.
+  }
+  if (typeof document !== "undefined") {
+    const bare = document.title.replace(TITLE_COUNT_PREFIX, "");
+    document.title = count > 0 ? `(${count}) ${bare}` : bare;
+  }
+  return count;
+}
