@@ -11,112 +11,367 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Company',
+            name="Company",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200, verbose_name='name')),
-                ('address', models.CharField(max_length=300, verbose_name='address')),
-                ('kvk', models.CharField(blank=True, max_length=30, verbose_name='chamber of commerce number')),
-                ('city', models.CharField(max_length=120, verbose_name='city')),
-                ('country', django_countries.fields.CountryField(max_length=2, verbose_name='country')),
-                ('tradenames', django.contrib.postgres.fields.ArrayField(base_field=models.CharField(max_length=200), blank=True, default=list, size=None, verbose_name='trade names')),
-                ('vat_numbers', django.contrib.postgres.fields.ArrayField(base_field=models.CharField(max_length=30), blank=True, default=list, size=None, verbose_name='VAT numbers')),
-                ('support_phone', models.CharField(blank=True, max_length=40, verbose_name='support phone')),
-                ('delete_discount', models.PositiveSmallIntegerField(default=0, help_text='Discount offered to members who are about to delete their account.', validators=[django.core.validators.MaxValueValidator(90)], verbose_name='delete discount (%)')),
-                ('added', models.DateTimeField(default=django.utils.timezone.now, verbose_name='added')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=200, verbose_name="name")),
+                ("address", models.CharField(max_length=300, verbose_name="address")),
+                ("kvk", models.CharField(blank=True, max_length=30, verbose_name="chamber of commerce number")),
+                ("city", models.CharField(max_length=120, verbose_name="city")),
+                ("country", django_countries.fields.CountryField(max_length=2, verbose_name="country")),
+                (
+                    "tradenames",
+                    django.contrib.postgres.fields.ArrayField(
+                        base_field=models.CharField(max_length=200),
+                        blank=True,
+                        default=list,
+                        size=None,
+                        verbose_name="trade names",
+                    ),
+                ),
+                (
+                    "vat_numbers",
+                    django.contrib.postgres.fields.ArrayField(
+                        base_field=models.CharField(max_length=30),
+                        blank=True,
+                        default=list,
+                        size=None,
+                        verbose_name="VAT numbers",
+                    ),
+                ),
+                ("support_phone", models.CharField(blank=True, max_length=40, verbose_name="support phone")),
+                (
+                    "delete_discount",
+                    models.PositiveSmallIntegerField(
+                        default=0,
+                        help_text="Discount offered to members who are about to delete their account.",
+                        validators=[django.core.validators.MaxValueValidator(90)],
+                        verbose_name="delete discount (%)",
+                    ),
+                ),
+                ("added", models.DateTimeField(default=django.utils.timezone.now, verbose_name="added")),
             ],
             options={
-                'verbose_name': 'company',
-                'verbose_name_plural': 'companies',
-                'ordering': ['name'],
+                "verbose_name": "company",
+                "verbose_name_plural": "companies",
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Site',
+            name="Site",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('schema_name', models.CharField(db_index=True, max_length=63, unique=True, validators=[django_tenants.postgresql_backend.base._check_schema_name])),
-                ('name', models.CharField(max_length=100, verbose_name='name')),
-                ('niche', models.PositiveSmallIntegerField(choices=[(1, 'General'), (2, 'She'), (3, 'BDSM'), (4, 'BBW'), (5, 'GILF'), (6, 'MILF'), (7, 'Gay')], default=1, verbose_name='niche')),
-                ('is_active', models.BooleanField(default=True, verbose_name='active')),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('languages', django.contrib.postgres.fields.ArrayField(base_field=models.CharField(choices=[('da', 'da'), ('de', 'de'), ('en', 'en'), ('es', 'es'), ('fi', 'fi'), ('fr', 'fr'), ('it', 'it'), ('nb', 'nb'), ('nl', 'nl'), ('pl', 'pl'), ('sv', 'sv')], max_length=5), default=apps.tenants.models._default_languages, help_text='Languages offered on this site, the default first.', size=None, verbose_name='interface languages')),
-                ('domain_language', models.CharField(blank=True, choices=[('da', 'da'), ('de', 'de'), ('en', 'en'), ('es', 'es'), ('fi', 'fi'), ('fr', 'fr'), ('it', 'it'), ('nb', 'nb'), ('nl', 'nl'), ('pl', 'pl'), ('sv', 'sv')], help_text='Language used when a visitor has no language cookie.', max_length=5, verbose_name='domain language')),
-                ('countries', django_countries.fields.CountryField(default=apps.tenants.models._default_countries, max_length=746, multiple=True, verbose_name='countries')),
-                ('index_title', models.CharField(blank=True, max_length=200, verbose_name='index title')),
-                ('description', models.TextField(blank=True, verbose_name='description')),
-                ('cdn_prefix', models.CharField(blank=True, max_length=200, verbose_name='CDN prefix')),
-                ('signups', models.CharField(choices=[('all', 'Everyone'), ('with_trafficsource', 'Only visitors with a tracking network')], default='all', max_length=20, verbose_name='signups')),
-                ('logged_out_search', models.BooleanField(default=False, verbose_name='visitors may search')),
-                ('logged_out_search_trafficsource', models.BooleanField(default=True, verbose_name='visitors with a tracking network may search')),
-                ('push_public_key', models.CharField(blank=True, max_length=200, verbose_name='push public key (VAPID)')),
-                ('push_private_key', models.CharField(blank=True, max_length=200, verbose_name='push private key (VAPID)')),
-                ('message_credits', models.PositiveSmallIntegerField(default=1, verbose_name='credits per message')),
-                ('photo_credits', models.PositiveSmallIntegerField(default=2, verbose_name='credits per photo')),
-                ('gift_credits', models.PositiveSmallIntegerField(default=3, verbose_name='credits per gift')),
-                ('signup_credits', models.PositiveSmallIntegerField(default=0, verbose_name='credits at signup')),
-                ('message_length', models.PositiveIntegerField(default=1000, validators=[django.core.validators.MinValueValidator(10), django.core.validators.MaxValueValidator(10000)], verbose_name='maximum message length')),
-                ('support_email', models.EmailField(blank=True, max_length=254, verbose_name='support e-mail')),
-                ('support_phone', models.CharField(blank=True, max_length=40, verbose_name='support phone')),
-                ('fictional_icon', models.CharField(default='★', max_length=8, verbose_name='fictional profile icon')),
-                ('fictional_warning', models.CharField(default='Profiles marked with ★ are fictional and are operated by the site.', max_length=500, verbose_name='fictional profile warning')),
-                ('fictional_singular', models.CharField(default='fictional profile', max_length=100, verbose_name='fictional, singular')),
-                ('fictional_plural', models.CharField(default='fictional profiles', max_length=100, verbose_name='fictional, plural')),
-                ('enable_site_entry_popup', models.CharField(choices=[('yes', 'Yes'), ('no', 'No')], default='yes', max_length=3, verbose_name='site-entry warning')),
-                ('entry_popup_countries', django_countries.fields.CountryField(blank=True, help_text='Show the warning only to visitors from these countries; empty shows it to all.', max_length=746, multiple=True, verbose_name='site-entry warning countries')),
-                ('visible_profile_fields', django.contrib.postgres.fields.ArrayField(base_field=models.CharField(max_length=30), blank=True, default=apps.tenants.models._default_visible_fields, size=None, verbose_name='visible profile fields')),
-                ('visible_profile_notes', models.BooleanField(default=True, verbose_name='show profile notes')),
-                ('search_fields', django.contrib.postgres.fields.ArrayField(base_field=models.CharField(max_length=30), blank=True, default=apps.tenants.models._default_search_fields, size=None, verbose_name='search fields')),
-                ('refund_days', models.PositiveSmallIntegerField(default=14, verbose_name='refund period (days)')),
-                ('member_resell', models.BooleanField(default=False, verbose_name='show resell entries')),
-                ('mail_name', models.CharField(blank=True, max_length=100, verbose_name='sender name in e-mails')),
-                ('min_age', models.PositiveSmallIntegerField(default=18, validators=[django.core.validators.MinValueValidator(18), django.core.validators.MaxValueValidator(99)], verbose_name='minimum age')),
-                ('auto_approve_photos', models.BooleanField(default=False, verbose_name='approve photos automatically')),
-                ('interests', django.contrib.postgres.fields.ArrayField(base_field=models.CharField(max_length=60), blank=True, default=apps.tenants.models._default_interests, size=None, verbose_name='interests')),
-                ('theme_primary', models.CharField(default='#5566e8', max_length=7, validators=[django.core.validators.RegexValidator('^#[0-9a-fA-F]{6}$', 'Enter a colour as #rrggbb.')], verbose_name='primary colour')),
-                ('theme_secondary', models.CharField(default='#b8a4e3', max_length=7, validators=[django.core.validators.RegexValidator('^#[0-9a-fA-F]{6}$', 'Enter a colour as #rrggbb.')], verbose_name='secondary colour')),
-                ('company', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='sites', to='tenants.company')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "schema_name",
+                    models.CharField(
+                        db_index=True,
+                        max_length=63,
+                        unique=True,
+                        validators=[django_tenants.postgresql_backend.base._check_schema_name],
+                    ),
+                ),
+                ("name", models.CharField(max_length=100, verbose_name="name")),
+                (
+                    "niche",
+                    models.PositiveSmallIntegerField(
+                        choices=[
+                            (1, "General"),
+                            (2, "She"),
+                            (3, "BDSM"),
+                            (4, "BBW"),
+                            (5, "GILF"),
+                            (6, "MILF"),
+                            (7, "Gay"),
+                        ],
+                        default=1,
+                        verbose_name="niche",
+                    ),
+                ),
+                ("is_active", models.BooleanField(default=True, verbose_name="active")),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                (
+                    "languages",
+                    django.contrib.postgres.fields.ArrayField(
+                        base_field=models.CharField(
+                            choices=[
+                                ("da", "da"),
+                                ("de", "de"),
+                                ("en", "en"),
+                                ("es", "es"),
+                                ("fi", "fi"),
+                                ("fr", "fr"),
+                                ("it", "it"),
+                                ("nb", "nb"),
+                                ("nl", "nl"),
+                                ("pl", "pl"),
+                                ("sv", "sv"),
+                            ],
+                            max_length=5,
+                        ),
+                        default=apps.tenants.models._default_languages,
+                        help_text="Languages offered on this site, the default first.",
+                        size=None,
+                        verbose_name="interface languages",
+                    ),
+                ),
+                (
+                    "domain_language",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("da", "da"),
+                            ("de", "de"),
+                            ("en", "en"),
+                            ("es", "es"),
+                            ("fi", "fi"),
+                            ("fr", "fr"),
+                            ("it", "it"),
+                            ("nb", "nb"),
+                            ("nl", "nl"),
+                            ("pl", "pl"),
+                            ("sv", "sv"),
+                        ],
+                        help_text="Language used when a visitor has no language cookie.",
+                        max_length=5,
+                        verbose_name="domain language",
+                    ),
+                ),
+                (
+                    "countries",
+                    django_countries.fields.CountryField(
+                        default=apps.tenants.models._default_countries,
+                        max_length=746,
+                        multiple=True,
+                        verbose_name="countries",
+                    ),
+                ),
+                ("index_title", models.CharField(blank=True, max_length=200, verbose_name="index title")),
+                ("description", models.TextField(blank=True, verbose_name="description")),
+                ("cdn_prefix", models.CharField(blank=True, max_length=200, verbose_name="CDN prefix")),
+                (
+                    "signups",
+                    models.CharField(
+                        choices=[("all", "Everyone"), ("with_trafficsource", "Only visitors with a tracking network")],
+                        default="all",
+                        max_length=20,
+                        verbose_name="signups",
+                    ),
+                ),
+                ("logged_out_search", models.BooleanField(default=False, verbose_name="visitors may search")),
+                (
+                    "logged_out_search_trafficsource",
+                    models.BooleanField(default=True, verbose_name="visitors with a tracking network may search"),
+                ),
+                (
+                    "push_public_key",
+                    models.CharField(blank=True, max_length=200, verbose_name="push public key (VAPID)"),
+                ),
+                (
+                    "push_private_key",
+                    models.CharField(blank=True, max_length=200, verbose_name="push private key (VAPID)"),
+                ),
+                ("message_credits", models.PositiveSmallIntegerField(default=1, verbose_name="credits per message")),
+                ("photo_credits", models.PositiveSmallIntegerField(default=2, verbose_name="credits per photo")),
+                ("gift_credits", models.PositiveSmallIntegerField(default=3, verbose_name="credits per gift")),
+                ("signup_credits", models.PositiveSmallIntegerField(default=0, verbose_name="credits at signup")),
+                (
+                    "message_length",
+                    models.PositiveIntegerField(
+                        default=1000,
+                        validators=[
+                            django.core.validators.MinValueValidator(10),
+                            django.core.validators.MaxValueValidator(10000),
+                        ],
+                        verbose_name="maximum message length",
+                    ),
+                ),
+                ("support_email", models.EmailField(blank=True, max_length=254, verbose_name="support e-mail")),
+                ("support_phone", models.CharField(blank=True, max_length=40, verbose_name="support phone")),
+                ("fictional_icon", models.CharField(default="★", max_length=8, verbose_name="fictional profile icon")),
+                (
+                    "fictional_warning",
+                    models.CharField(
+                        default="Profiles marked with ★ are fictional and are operated by the site.",
+                        max_length=500,
+                        verbose_name="fictional profile warning",
+                    ),
+                ),
+                (
+                    "fictional_singular",
+                    models.CharField(default="fictional profile", max_length=100, verbose_name="fictional, singular"),
+                ),
+                (
+                    "fictional_plural",
+                    models.CharField(default="fictional profiles", max_length=100, verbose_name="fictional, plural"),
+                ),
+                (
+                    "enable_site_entry_popup",
+                    models.CharField(
+                        choices=[("yes", "Yes"), ("no", "No")],
+                        default="yes",
+                        max_length=3,
+                        verbose_name="site-entry warning",
+                    ),
+                ),
+                (
+                    "entry_popup_countries",
+                    django_countries.fields.CountryField(
+                        blank=True,
+                        help_text="Show the warning only to visitors from these countries; empty shows it to all.",
+                        max_length=746,
+                        multiple=True,
+                        verbose_name="site-entry warning countries",
+                    ),
+                ),
+                (
+                    "visible_profile_fields",
+                    django.contrib.postgres.fields.ArrayField(
+                        base_field=models.CharField(max_length=30),
+                        blank=True,
+                        default=apps.tenants.models._default_visible_fields,
+                        size=None,
+                        verbose_name="visible profile fields",
+                    ),
+                ),
+                ("visible_profile_notes", models.BooleanField(default=True, verbose_name="show profile notes")),
+                (
+                    "search_fields",
+                    django.contrib.postgres.fields.ArrayField(
+                        base_field=models.CharField(max_length=30),
+                        blank=True,
+                        default=apps.tenants.models._default_search_fields,
+                        size=None,
+                        verbose_name="search fields",
+                    ),
+                ),
+                ("refund_days", models.PositiveSmallIntegerField(default=14, verbose_name="refund period (days)")),
+                ("member_resell", models.BooleanField(default=False, verbose_name="show resell entries")),
+                ("mail_name", models.CharField(blank=True, max_length=100, verbose_name="sender name in e-mails")),
+                (
+                    "min_age",
+                    models.PositiveSmallIntegerField(
+                        default=18,
+                        validators=[
+                            django.core.validators.MinValueValidator(18),
+                            django.core.validators.MaxValueValidator(99),
+                        ],
+                        verbose_name="minimum age",
+                    ),
+                ),
+                (
+                    "auto_approve_photos",
+                    models.BooleanField(default=False, verbose_name="approve photos automatically"),
+                ),
+                (
+                    "interests",
+                    django.contrib.postgres.fields.ArrayField(
+                        base_field=models.CharField(max_length=60),
+                        blank=True,
+                        default=apps.tenants.models._default_interests,
+                        size=None,
+                        verbose_name="interests",
+                    ),
+                ),
+                (
+                    "theme_primary",
+                    models.CharField(
+                        default="#5566e8",
+                        max_length=7,
+                        validators=[
+                            django.core.validators.RegexValidator("^#[0-9a-fA-F]{6}$", "Enter a colour as #rrggbb.")
+                        ],
+                        verbose_name="primary colour",
+                    ),
+                ),
+                (
+                    "theme_secondary",
+                    models.CharField(
+                        default="#b8a4e3",
+                        max_length=7,
+                        validators=[
+                            django.core.validators.RegexValidator("^#[0-9a-fA-F]{6}$", "Enter a colour as #rrggbb.")
+                        ],
+                        verbose_name="secondary colour",
+                    ),
+                ),
+                (
+                    "company",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="sites",
+                        to="tenants.company",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'site',
-                'verbose_name_plural': 'sites',
-                'ordering': ['name'],
+                "verbose_name": "site",
+                "verbose_name_plural": "sites",
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Domain',
+            name="Domain",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('domain', models.CharField(db_index=True, max_length=253, unique=True)),
-                ('is_primary', models.BooleanField(db_index=True, default=True)),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='domains', to='tenants.site')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("domain", models.CharField(db_index=True, max_length=253, unique=True)),
+                ("is_primary", models.BooleanField(db_index=True, default=True)),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="domains", to="tenants.site"
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'domain',
-                'verbose_name_plural': 'domains',
+                "verbose_name": "domain",
+                "verbose_name_plural": "domains",
             },
         ),
         migrations.CreateModel(
-            name='MinimumMessageCost',
+            name="MinimumMessageCost",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('country', django_countries.fields.CountryField(max_length=2, verbose_name='country')),
-                ('costs', models.PositiveSmallIntegerField(validators=[django.core.validators.MinValueValidator(1)], verbose_name='credits')),
-                ('currency', models.CharField(default='EUR', max_length=3, validators=[django.core.validators.RegexValidator('^[A-Z]{3}$', 'Use a three-letter ISO currency code.')], verbose_name='currency')),
-                ('site', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='minimum_message_costs', to='tenants.site')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("country", django_countries.fields.CountryField(max_length=2, verbose_name="country")),
+                (
+                    "costs",
+                    models.PositiveSmallIntegerField(
+                        validators=[django.core.validators.MinValueValidator(1)], verbose_name="credits"
+                    ),
+                ),
+                (
+                    "currency",
+                    models.CharField(
+                        default="EUR",
+                        max_length=3,
+                        validators=[
+                            django.core.validators.RegexValidator("^[A-Z]{3}$", "Use a three-letter ISO currency code.")
+                        ],
+                        verbose_name="currency",
+                    ),
+                ),
+                (
+                    "site",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="minimum_message_costs",
+                        to="tenants.site",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'minimum message cost',
-                'verbose_name_plural': 'minimum message costs',
-                'constraints': [models.UniqueConstraint(fields=('site', 'country'), name='unique_min_message_cost_country')],
+                "verbose_name": "minimum message cost",
+                "verbose_name_plural": "minimum message costs",
+                "constraints": [
+                    models.UniqueConstraint(fields=("site", "country"), name="unique_min_message_cost_country")
+                ],
             },
         ),
     ]
