@@ -54,6 +54,25 @@ def _public_schema_after_test():
 
 
 @pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Rate-limit counters and cached entries live in Redis: each test starts clean.
+    Only the test settings' key prefix is touched."""
+    from django.conf import settings
+    from django.core.cache import cache
+
+    def clear() -> None:
+        client = cache._cache.get_client(write=True)
+        prefix = settings.CACHES["default"]["KEY_PREFIX"]
+        keys = list(client.scan_iter(match=f"*:{prefix}:*", count=1000))  # schema:prefix:version:key
+        if keys:
+            client.delete(*keys)
+
+    clear()
+    yield
+    clear()
+
+
+@pytest.fixture(autouse=True)
 def _clear_site_cache():
     from apps.tenants.middleware import site_cache_clear
 

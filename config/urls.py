@@ -9,7 +9,9 @@ from apps.common import views as common_views
 urlpatterns = [
     path("healthz", common_views.healthz, name="healthz"),
     path("api/", include("apps.tenants.api.urls")),
+    path("api/", include("apps.accounts.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("", include("apps.accounts.urls")),
     path("", include("apps.pages.urls")),
 ]
 

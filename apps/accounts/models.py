@@ -2,14 +2,163 @@
 the same table holds the operators who use the admin."""
 
 from django.contrib.auth.models import AbstractUser
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
+from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
+from django_countries.fields import CountryField
+
+# Spec §3 "Notification types".
+NOTIFICATION_TYPES = (
+    ("new_conversations", _("New conversations")),
+    ("new_messages", _("New messages")),
+    ("like", _("Likes")),
+    ("unread_message_reminders", _("Reminders of unread messages")),
+    ("promotions", _("Promotions")),
+    ("weekly_updates", _("Weekly updates")),
+    ("news", _("News")),
+    ("reminders", _("Reminders")),
+)
+NOTIFICATION_TYPE_NAMES = tuple(name for name, _label in NOTIFICATION_TYPES)
+
+
+def _all_notification_types() -> list[str]:
+    return list(NOTIFICATION_TYPE_NAMES)
+
+
+class UserStatus(models.TextChoices):
+    NOT_CONFIRMED = "not_confirmed", _("E-mail address not confirmed")
+    ACTIVE = "active", _("Active")
+    DELETED = "deleted", _("Deleted (can be reactivated)")
+
+
+class EmailDisabledReason(models.TextChoices):
+    """Spec §4: e-mail notifications can be disabled three ways, each with its remedy."""
+
+    SPAM_COMPLAINT = "spam_complaint", _("Marked as spam")
+    BOUNCE = "bounce", _("Bounced")
+    UNSUBSCRIBE = "unsubscribe", _("Unsubscribed")
+
+
+class DeleteReason(models.TextChoices):
+    PRICE = "price", _("It is too expensive")
+    FOUND_SOMEONE = "found_someone", _("I found someone")
+    NOT_LOOKING = "not_looking", _("I am not looking anymore")
+    SITE_PROBLEMS = "site_problems", _("The site does not work well")
+    NO_MEMBERS = "no_members", _("Not enough members near me")
+    TIME = "time", _("I do not have the time")
+    OTHER = "other", _("Other")
 
 
 class User(AbstractUser):
+    # `username` is the member's name shown to others (spec: "name").
     email = models.EmailField(_("e-mail address"), blank=True)
+    date_of_birth = models.DateField(_("date of birth"), null=True, blank=True)
     language = models.CharField(_("language"), max_length=5, default="en")
+    country = CountryField(_("country"), blank=True)
+    status = models.CharField(_("status"), max_length=20, choices=UserStatus.choices, default=UserStatus.ACTIVE)
+    invisible = models.BooleanField(_("invisible mode"), default=False)
+    email_notifications = ArrayField(
+        models.CharField(max_length=40),
+        default=_all_notification_types,
+        blank=True,
+        verbose_name=_("e-mail notifications"),
+    )
+    push_notifications = ArrayField(
+        models.CharField(max_length=40),
+        default=_all_notification_types,
+        blank=True,
+        verbose_name=_("push notifications"),
+    )
+    email_disabled_reason = models.CharField(
+        _("e-mail notifications disabled by"), max_length=20, choices=EmailDisabledReason.choices, blank=True
+    )
+    # Dismissed alerts (spec §4), each with the time it was dismissed: {"profile_photo": "2026-..."}.
+    dismissals = models.JSONField(_("dismissed alerts"), default=dict, blank=True)
+    deleted_at = models.DateTimeField(_("deleted at"), null=True, blank=True)
+    delete_reason = models.CharField(_("reason for deleting"), max_length=20, choices=DeleteReason.choices, blank=True)
+    delete_remarks = models.TextField(_("remarks on deleting"), blank=True)
 
     class Meta:
         verbose_name = _("user")
         verbose_name_plural = _("users")
+        constraints = [
+            models.UniqueConstraint(
+                Lower("email"),
+                name="unique_user_email_ci",
+                condition=~models.Q(email=""),
+                violation_error_message=_("This email address already owns an account on this website."),
+            ),
+        ]
+
+    @property
+    def name(self) -> str:
+        return self.username
+
+    @property
+    def is_confirmed(self) -> bool:
+        return self.status != UserStatus.NOT_CONFIRMED
+
+    @property
+    def notifications_disabled(self) -> list[str]:
+        return [self.email_disabled_reason] if self.email_disabled_reason else []
+
+
+class SignupTracking(models.Model):
+    """Where a member came from (spec §7 tracking parameters), stored at signup."""
+
+    user = models.OneToOneField(User, on_delete=models.CASCADE, related_name="tracking")
+    network = models.CharField(max_length=100, blank=True)
+    ref = models.CharField(max_length=100, blank=True)
+    sub = models.CharField(max_length=100, blank=True)
+    sub1 = models.CharField(max_length=100, blank=True)
+    sub2 = models.CharField(max_length=100, blank=True)
+    sub3 = models.CharField(max_length=100, blank=True)
+    aff_sub = models.CharField(max_length=100, blank=True)
+    aff_sub1 = models.CharField(max_length=100, blank=True)
+    aff_sub2 = models.CharField(max_length=100, blank=True)
+    aff_sub3 = models.CharField(max_length=100, blank=True)
+    cpc = models.CharField(max_length=100, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.network or '-'} / {self.ref or '-'}"
+
+    TRACKING_FIELDS = (
+        "network",
+        "ref",
+        "sub",
+        "sub1",
+        "sub2",
+        "sub3",
+        "aff_sub",
+        "aff_sub1",
+        "aff_sub2",
+        "aff_sub3",
+        "cpc",
+    )
+
+
+class PushSubscription(models.Model):
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="push_subscriptions")
+    endpoint = models.URLField(max_length=1000, unique=True)
+    p256dh = models.CharField(max_length=200)
+    auth = models.CharField(max_length=100)
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.endpoint[:60]
+
+
+class SignupMessage(models.Model):
+    """The first message a visitor wrote to a profile while signing up (step 0). It is
+    delivered to that profile's conversation once the member's e-mail is confirmed."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="signup_messages")
+    profile_id = models.BigIntegerField()
+    text = models.TextField(max_length=5000)
+    created = models.DateTimeField(auto_now_add=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.user_id} -> {self.profile_id}"

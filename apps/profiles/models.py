@@ -1,1 +1,132 @@
-"""Models of this app live in each site schema."""
+"""Members' profiles and photos (spec §3 "Profile", "Image"). Site schemas."""
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+from django_countries.fields import CountryField
+
+
+class Gender(models.TextChoices):
+    MALE = "male", _("Man")
+    FEMALE = "female", _("Woman")
+
+
+class Sexuality(models.TextChoices):
+    HETERO = "hetero", _("Heterosexual")
+    GAY = "gay", _("Gay")
+    LESBIAN = "lesbian", _("Lesbian")
+    BI = "bi", _("Bisexual")
+
+
+class RelationshipStatus(models.TextChoices):
+    SINGLE = "single", _("Single")
+    RELATIONSHIP = "relationship", _("In a relationship")
+    MARRIED = "married", _("Married")
+    DIVORCED = "divorced", _("Divorced")
+    WIDOWED = "widowed", _("Widowed")
+    COMPLICATED = "complicated", _("It's complicated")
+
+
+class BodyType(models.TextChoices):
+    SLIM = "slim", _("Slim")
+    ATHLETIC = "athletic", _("Athletic")
+    AVERAGE = "average", _("Average")
+    CURVY = "curvy", _("Curvy")
+    FULL = "full", _("Full-figured")
+
+
+class HairColor(models.TextChoices):
+    BLACK = "black", _("Black")
+    BROWN = "brown", _("Brown")
+    BLOND = "blond", _("Blond")
+    RED = "red", _("Red")
+    GREY = "grey", _("Grey")
+    BALD = "bald", _("Bald")
+    OTHER = "other", _("Other")
+
+
+class EyeColor(models.TextChoices):
+    BROWN = "brown", _("Brown")
+    BLUE = "blue", _("Blue")
+    GREEN = "green", _("Green")
+    GREY = "grey", _("Grey")
+    HAZEL = "hazel", _("Hazel")
+
+
+class Tattoos(models.TextChoices):
+    NONE = "none", _("None")
+    SOME = "some", _("A few")
+    MANY = "many", _("Many")
+
+
+class ProfileStatus(models.TextChoices):
+    ACTIVE = "active", _("Active")
+    DISABLED = "disabled", _("Disabled")
+
+
+class Profile(models.Model):
+    """What other members see. Disabled until the member confirms the e-mail address."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="profile"
+    )
+    name = models.CharField(_("name"), max_length=150)
+    country = CountryField(_("country"), blank=True)
+    region = models.CharField(_("region"), max_length=10, blank=True, help_text=_("ISO 3166-2 code"))
+    city = models.CharField(_("city"), max_length=120, blank=True)
+    date_of_birth = models.DateField(_("date of birth"), null=True, blank=True)
+    gender = models.CharField(_("gender"), max_length=10, choices=Gender.choices, blank=True)
+    sexuality = models.CharField(_("sexuality"), max_length=10, choices=Sexuality.choices, blank=True)
+    relationship_status = models.CharField(
+        _("relationship status"), max_length=20, choices=RelationshipStatus.choices, blank=True
+    )
+    body_type = models.CharField(_("body type"), max_length=20, choices=BodyType.choices, blank=True)
+    hair_color = models.CharField(_("hair colour"), max_length=20, choices=HairColor.choices, blank=True)
+    eye_color = models.CharField(_("eye colour"), max_length=20, choices=EyeColor.choices, blank=True)
+    tattoos = models.CharField(_("tattoos"), max_length=10, choices=Tattoos.choices, blank=True)
+    interests = ArrayField(models.CharField(max_length=60), default=list, blank=True, verbose_name=_("interests"))
+    about_me = models.TextField(_("about me"), max_length=2000, blank=True)
+    status = models.CharField(_("status"), max_length=10, choices=ProfileStatus.choices, default=ProfileStatus.DISABLED)
+    is_fictional = models.BooleanField(_("fictional"), default=False)
+    is_cam = models.BooleanField(_("cam entry"), default=False)
+    is_resell = models.BooleanField(_("resell entry"), default=False)
+    main_photo = models.ForeignKey("Photo", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = _("profile")
+        verbose_name_plural = _("profiles")
+        indexes = [
+            models.Index(fields=["status", "gender", "country", "date_of_birth"], name="profile_search_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class PhotoStatus(models.TextChoices):
+    PENDING = "pending", _("Waiting for approval")
+    ACTIVE = "active", _("Active")
+    REJECTED = "rejected", _("Rejected")
+
+
+class Photo(models.Model):
+    """A re-encoded upload (apps.profiles.images) with its thumbnail."""
+
+    profile = models.ForeignKey(Profile, on_delete=models.CASCADE, related_name="photos")
+    image = models.ImageField(upload_to="photos/", width_field="width", height_field="height")
+    thumb = models.ImageField(upload_to="photos/thumbs/")
+    width = models.PositiveIntegerField(default=0)
+    height = models.PositiveIntegerField(default=0)
+    status = models.CharField(_("status"), max_length=10, choices=PhotoStatus.choices, default=PhotoStatus.PENDING)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("photo")
+        verbose_name_plural = _("photos")
+        ordering = ["created", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.profile_id}: {self.image.name}"

@@ -252,3 +252,27 @@ class MinimumMessageCost(models.Model):
 
     def __str__(self) -> str:
         return f"{self.country}: {self.costs} {self.currency}"
+
+
+class MemberDirectoryEntry(models.Model):
+    """Public-schema index of every site's members, so support finds anyone with one
+    query. Kept current by the account services (signup, e-mail change, deletion)."""
+
+    site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="directory_entries")
+    member_id = models.BigIntegerField(_("member id"))
+    email = models.EmailField(_("e-mail address"))
+    name = models.CharField(_("name"), max_length=150)
+    status = models.CharField(_("status"), max_length=20)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = _("member directory entry")
+        verbose_name_plural = _("member directory")
+        constraints = [models.UniqueConstraint(fields=["site", "member_id"], name="unique_directory_member")]
+        indexes = [
+            models.Index(models.functions.Upper("email"), name="directory_email_idx"),
+            models.Index(models.functions.Upper("name"), name="directory_name_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} <{self.email}> ({self.site_id}:{self.member_id})"

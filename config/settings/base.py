@@ -41,6 +41,8 @@ TENANT_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "apps.accounts",
+    "allauth",
+    "allauth.account",
     "apps.profiles",
     "apps.likes",
     "apps.credits",
@@ -96,10 +98,12 @@ MIDDLEWARE = [
     "apps.tenants.middleware.SiteMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "apps.accounts.tracking.TrackingMiddleware",
     "apps.common.middleware.SiteLocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -133,6 +137,43 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
+]
+
+# --- Member accounts (django-allauth) --------------------------------------------
+ACCOUNT_ADAPTER = "apps.accounts.adapter.AccountAdapter"
+ACCOUNT_LOGIN_METHODS = {"email"}
+ACCOUNT_SIGNUP_FIELDS = ["email*", "username*", "password1*"]
+ACCOUNT_UNIQUE_EMAIL = True
+ACCOUNT_EMAIL_VERIFICATION = "optional"
+ACCOUNT_EMAIL_CONFIRMATION_EXPIRE_DAYS = 7
+ACCOUNT_EMAIL_CONFIRMATION_HMAC = True
+ACCOUNT_SESSION_REMEMBER = True
+ACCOUNT_PREVENT_ENUMERATION = False
+ACCOUNT_USERNAME_MIN_LENGTH = 2
+ACCOUNT_PASSWORD_MIN_LENGTH = 8
+# "Too many incorrect attempts, account blocked for {minutes} min." (spec §8)
+LOGIN_LOCKOUT_ATTEMPTS = env.int("LOGIN_LOCKOUT_ATTEMPTS", default=5)
+LOGIN_LOCKOUT_MINUTES = env.int("LOGIN_LOCKOUT_MINUTES", default=15)
+# "Too many password reset emails sent, please try again tomorrow." (spec §8)
+PASSWORD_RESET_DAILY_LIMIT = env.int("PASSWORD_RESET_DAILY_LIMIT", default=3)
+ACCOUNT_RATE_LIMITS = {
+    "login_failed": f"20/m/ip,{LOGIN_LOCKOUT_ATTEMPTS}/{LOGIN_LOCKOUT_MINUTES * 60}s/key",
+    "reset_password": f"20/m/ip,{PASSWORD_RESET_DAILY_LIMIT}/1d/key",
+    "reset_password_from_key": "20/m/ip",
+    "signup": "10/m/ip",
+    "change_password": "5/m/user",
+    "manage_email": "10/m/user",
+    "confirm_email": "1/3m/key",
+}
+# Operators' admin login: the same lockout, per username and per address.
+ADMIN_LOGIN_RATE_LIMIT = f"20/m/ip,{LOGIN_LOCKOUT_ATTEMPTS}/{LOGIN_LOCKOUT_MINUTES * 60}s/key"
+REACTIVATION_DAYS = 14
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "/"
 
 # --- Cookies -------------------------------------------------------------------
 # Cookies are host-only, so each site's domain has its own; the session table lives

@@ -1,12 +1,12 @@
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
+from apps.common.api.base import SiteApiView
 from apps.tenants.selectors import site_settings
 
 
-class SettingsApi(APIView):
+class SettingsApi(SiteApiView):
     """The site's settings (spec §3, §7). The caller may name the host it is on;
     only a domain of this same site is echoed back."""
 

@@ -1,0 +1,115 @@
+"""The account calls of spec §7: /api/user.php, /api/logout.php, and signup."""
+
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.accounts.selectors import user_payload
+from apps.accounts.services.auth import member_login, member_logout
+from apps.accounts.services.push import push_subscription_save
+from apps.accounts.services.signup import member_resend_confirmation, member_signup
+from apps.common.api.base import SiteApiView
+from apps.common.exceptions import ApplicationError
+
+
+def _authentication_required() -> ApplicationError:
+    return ApplicationError("authentication_required", _("Please log in to continue."), status_code=403)
+
+
+class UserApi(SiteApiView):
+    """GET: the current member. POST: log in (or, with ?push=1, store a push
+    subscription). PUT: change the interface language."""
+
+    class LoginInput(serializers.Serializer):
+        email = serializers.CharField(max_length=254, allow_blank=True)
+        password = serializers.CharField(max_length=200, allow_blank=True, trim_whitespace=False)
+
+    class LanguageInput(serializers.Serializer):
+        language = serializers.CharField(max_length=5)
+
+    class PushInput(serializers.Serializer):
+        subscription = serializers.DictField()
+
+    @extend_schema(responses={200: dict}, operation_id="user_retrieve")
+    def get(self, request: Request) -> Response:
+        if not request.user.is_authenticated:
+            raise _authentication_required()
+        return Response({"user": user_payload(request.user)})
+
+    @extend_schema(request=LoginInput, responses={200: dict}, operation_id="user_login")
+    def post(self, request: Request) -> Response:
+        if request.query_params.get("push") == "1":
+            if not request.user.is_authenticated:
+                raise _authentication_required()
+            data = self._valid(self.PushInput, request.data)
+            push_subscription_save(user=request.user, subscription=data["subscription"])
+            return Response({"user": user_payload(request.user)})
+        data = self._valid(self.LoginInput, request.data)
+        user = member_login(request=request._request, email=data["email"], password=data["password"])
+        return Response({"user": user_payload(user)})
+
+    @extend_schema(request=LanguageInput, responses={200: dict}, operation_id="user_language")
+    def put(self, request: Request) -> Response:
+        if not request.user.is_authenticated:
+            raise _authentication_required()
+        data = self._valid(self.LanguageInput, request.data)
+        site = request._request.site
+        if data["language"] not in site.languages:
+            raise ApplicationError("invalid_language", _("This language is not available on this site."))
+        request.user.language = data["language"]
+        request.user.save(update_fields=["language"])
+        response = Response({"user": user_payload(request.user)})
+        response.set_cookie(
+            settings.LANGUAGE_COOKIE_NAME,
+            data["language"],
+            max_age=settings.LANGUAGE_COOKIE_AGE,
+            samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+        )
+        translation.activate(data["language"])
+        return response
+
+    @staticmethod
+    def _valid(serializer_class, data) -> dict:
+        serializer = serializer_class(data=data)
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data
+
+
+class LogoutApi(SiteApiView):
+    @extend_schema(responses={200: dict}, operation_id="logout")
+    def get(self, request: Request) -> Response:
+        member_logout(request=request._request)
+        return Response({"user": None})
+
+
+class SignupApi(SiteApiView):
+    """Step 0 of the signup island: create the account (spec §4, §5)."""
+
+    class Input(serializers.Serializer):
+        email = serializers.CharField(max_length=254, allow_blank=True)
+        name = serializers.CharField(max_length=150, allow_blank=True)
+        date_of_birth = serializers.CharField(max_length=10, allow_blank=True, required=False, default="")
+        password = serializers.CharField(max_length=200, allow_blank=True, trim_whitespace=False)
+        signup_message = serializers.CharField(max_length=5000, allow_blank=True, required=False, default="")
+        profile_id = serializers.IntegerField(required=False, allow_null=True, default=None)
+
+    @extend_schema(request=Input, responses={201: dict}, operation_id="signup")
+    def post(self, request: Request) -> Response:
+        serializer = self.Input(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = member_signup(request=request._request, **serializer.validated_data)
+        return Response({"user": user_payload(user)}, status=201)
+
+
+class ResendConfirmationApi(SiteApiView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses={200: dict}, operation_id="signup_resend_confirmation")
+    def post(self, request: Request) -> Response:
+        member_resend_confirmation(request=request._request, user=request.user)
+        return Response({"sent": True})

@@ -1,0 +1,189 @@
+"""Signing up and confirming the e-mail address (spec §4 Signup, §5)."""
+
+from datetime import date
+
+from allauth.account.models import EmailAddress, EmailConfirmationHMAC
+from allauth.core import ratelimit
+from django.contrib.auth import login
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import IntegrityError, transaction
+from django.http import HttpRequest
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+
+from apps.accounts.models import SignupMessage, SignupTracking, User, UserStatus
+from apps.accounts.selectors import age_on, signup_allowed, user_by_email
+from apps.accounts.services.directory import directory_sync
+from apps.accounts.tracking import tracking_from_session
+from apps.common.exceptions import ApplicationError
+from apps.profiles.models import Profile, ProfileStatus
+from apps.tenants.selectors import request_country, selected_country
+
+AUTH_BACKEND = "allauth.account.auth_backends.AuthenticationBackend"
+NAME_MAX_LENGTH = 30
+
+
+def _parse_date(value) -> date | None:
+    if isinstance(value, date):
+        return value
+    try:
+        return date.fromisoformat(str(value))
+    except (TypeError, ValueError):
+        return None
+
+
+def signup_validate(*, request: HttpRequest, email: str, name: str, date_of_birth, password: str) -> dict:
+    """Every rule of spec §5 with its message; returns the cleaned values or raises
+    ApplicationError("invalid") whose `fields` maps each field to its messages."""
+    site = request.site
+    errors: dict[str, list[str]] = {}
+    email = (email or "").strip()
+    name = (name or "").strip()
+    try:
+        validate_email(email)
+    except ValidationError:
+        errors.setdefault("email", []).append(_("Invalid email"))
+    if not name:
+        errors.setdefault("name", []).append(_("Enter a name"))
+    elif name.startswith("@"):
+        errors.setdefault("name", []).append(_("Username may not start with @"))
+    elif name.casefold() == email.casefold():
+        errors.setdefault("name", []).append(_("Username may not be the same as your e-mail address"))
+    elif len(name) > NAME_MAX_LENGTH:
+        errors.setdefault("name", []).append(
+            _("A name can have at most %(max)s characters.") % {"max": NAME_MAX_LENGTH}
+        )
+    elif User.objects.filter(username__iexact=name).exists():
+        errors.setdefault("name", []).append(_("This name is already taken."))
+    born = _parse_date(date_of_birth)
+    today = timezone.localdate()
+    if date_of_birth in (None, ""):
+        errors.setdefault("date_of_birth", []).append(
+            _("Enter your date of birth (%(min_age)s+)") % {"min_age": site.min_age}
+        )
+    elif born is None or born > today or age_on(born, today) > 120:
+        errors.setdefault("date_of_birth", []).append(_("Invalid date of birth."))
+    elif age_on(born, today) < site.min_age:
+        errors.setdefault("date_of_birth", []).append(
+            _("Enter your date of birth (%(min_age)s+)") % {"min_age": site.min_age}
+        )
+    try:
+        validate_password(password or "", user=User(username=name, email=email))
+    except ValidationError as error:
+        errors.setdefault("password", []).extend(error.messages)
+    if errors:
+        raise ApplicationError("invalid", _("Please check the fields marked in red."), extra={"fields": errors})
+    return {"email": email, "name": name, "date_of_birth": born, "password": password}
+
+
+def _existing_account_error(user: User) -> ApplicationError:
+    if user.status == UserStatus.DELETED:
+        return ApplicationError(
+            "account_deleted",
+            _(
+                "This e-mail address belongs to an account that is being deleted. "
+                "Reactivate it with the link in our e-mail, or ask customer service for help."
+            ),
+            status_code=409,
+        )
+    return ApplicationError(
+        "account_exists",
+        _("This email address already owns an account on this website.") + " " + _("Please log in."),
+        status_code=409,
+    )
+
+
+@transaction.atomic
+def member_signup(
+    *,
+    request: HttpRequest,
+    email: str,
+    name: str,
+    date_of_birth,
+    password: str,
+    signup_message: str = "",
+    profile_id: int | None = None,
+) -> User:
+    """Create the account, its disabled profile and its tracking row, send the
+    confirmation e-mail and log the member in (not confirmed yet)."""
+    if not signup_allowed(request=request):
+        raise ApplicationError("signups_closed", _("Signing up is not possible right now."), status_code=403)
+    existing = user_by_email(email or "")
+    if existing is not None:
+        raise _existing_account_error(existing)
+    if not ratelimit.consume(request, action="signup"):
+        raise ApplicationError("rate_limited", _("An error occured, please try again later."), status_code=429)
+    data = signup_validate(request=request, email=email, name=name, date_of_birth=date_of_birth, password=password)
+    site = request.site
+    country = selected_country(site, request_country(request))
+    try:
+        with transaction.atomic():
+            user = User.objects.create_user(
+                username=data["name"],
+                email=data["email"],
+                password=data["password"],
+                date_of_birth=data["date_of_birth"],
+                language=translation.get_language() or "en",
+                country=country,
+                status=UserStatus.NOT_CONFIRMED,
+            )
+    except IntegrityError as error:
+        existing = user_by_email(data["email"])
+        raise (
+            _existing_account_error(existing)
+            if existing
+            else ApplicationError(
+                "invalid",
+                _("This name is already taken."),
+                extra={"fields": {"name": [_("This name is already taken.")]}},
+            )
+        ) from error
+    Profile.objects.create(
+        user=user, name=user.username, date_of_birth=user.date_of_birth, country=country, status=ProfileStatus.DISABLED
+    )
+    SignupTracking.objects.create(
+        user=user,
+        **{
+            key: value for key, value in tracking_from_session(request).items() if key in SignupTracking.TRACKING_FIELDS
+        },
+    )
+    text = (signup_message or "").strip()
+    if text and profile_id:
+        SignupMessage.objects.create(user=user, profile_id=profile_id, text=text[: site.message_length])
+    address = EmailAddress.objects.create(user=user, email=user.email, primary=True, verified=False)
+    address.send_confirmation(request, signup=True)
+    directory_sync(user=user)
+    login(request, user, backend=AUTH_BACKEND)
+    return user
+
+
+@transaction.atomic
+def member_confirm_email(*, request: HttpRequest, key: str) -> User:
+    """Confirm the address the link was sent to; the profile becomes visible."""
+    confirmation = EmailConfirmationHMAC.from_key(key or "")
+    if confirmation is None or confirmation.email_address.user is None:
+        raise ApplicationError("activation_failed", _("Activation failed"))
+    address = confirmation.email_address
+    user = User.objects.select_for_update().get(pk=address.user_id)
+    if address.email.casefold() != user.email.casefold():
+        raise ApplicationError("activation_failed", _("Activation failed"))
+    confirmation.confirm(request)
+    if user.status == UserStatus.NOT_CONFIRMED:
+        user.status = UserStatus.ACTIVE
+        user.save(update_fields=["status"])
+        Profile.objects.filter(user=user).update(status=ProfileStatus.ACTIVE)
+        directory_sync(user=user)
+    return user
+
+
+def member_resend_confirmation(*, request: HttpRequest, user: User) -> None:
+    address = EmailAddress.objects.filter(user=user, email__iexact=user.email).first()
+    if address is None or address.verified:
+        return
+    if not ratelimit.consume(request, action="confirm_email", key=user.email.lower()):
+        raise ApplicationError(
+            "rate_limited", _("We have just sent you an e-mail. Please wait a few minutes."), status_code=429
+        )
+    address.send_confirmation(request)
