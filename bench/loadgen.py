@@ -1,0 +1,147 @@
+"""The load generator: GET / on one site with a fixed concurrency over keep-alive
+connections, in a process of its own (no Django here).
+
+    python -m bench.loadgen --url http://127.0.0.1:PORT --host clone-1.bench.localhost \
+        --expect "Site name" --requests 2000 --warmup 200 --concurrency 8 --rounds 3
+
+With --server-pid, each round also reports the server's CPU time per request.
+Every response must be 200 and contain --expect; the report (one JSON line on
+stdout) counts those that were not, and the exit status is 1 if there were any.
+Cookies are never stored: every request is a first visit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import http.cookiejar
+import json
+import os
+import statistics
+import sys
+import time
+
+import httpx
+
+
+class NoCookies(http.cookiejar.CookiePolicy):
+    netscape = True
+    rfc2965 = False
+    hide_cookie2 = True
+
+    def set_ok(self, cookie, request) -> bool:
+        return False
+
+    def return_ok(self, cookie, request) -> bool:
+        return False
+
+    def domain_return_ok(self, domain, request) -> bool:
+        return False
+
+    def path_return_ok(self, path, request) -> bool:
+        return False
+
+
+def cpu_seconds(pid: int | None) -> float | None:
+    """CPU time (user + system) the process `pid` has used so far, from /proc."""
+    if not pid:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def run_phase(client: httpx.AsyncClient, count: int, concurrency: int, expect: bytes, failures: list) -> list:
+    """`count` requests by `concurrency` workers; returns the latencies in seconds."""
+    remaining = count
+    latencies: list[float] = []
+
+    async def worker() -> None:
+        nonlocal remaining
+        while remaining > 0:
+            remaining -= 1
+            started = time.perf_counter()
+            try:
+                response = await client.get("/")
+                body = response.content
+            except httpx.HTTPError as exc:
+                failures.append(f"{type(exc).__name__}: {exc}")
+                continue
+            latencies.append(time.perf_counter() - started)
+            if response.status_code != 200 or expect not in body:
+                failures.append(f"status {response.status_code}, {len(body)} bytes: {body[:200]!r}")
+
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return latencies
+
+
+async def main_async(args: argparse.Namespace) -> dict:
+    limits = httpx.Limits(max_connections=args.concurrency, max_keepalive_connections=args.concurrency)
+    expect = args.expect.encode()
+    failures: list[str] = []
+    async with httpx.AsyncClient(
+        base_url=args.url,
+        headers={"Host": args.host, "Accept-Language": "en"},
+        limits=limits,
+        timeout=httpx.Timeout(30.0),
+        cookies=httpx.Cookies(http.cookiejar.CookieJar(policy=NoCookies())),
+    ) as client:
+        await run_phase(client, args.warmup, args.concurrency, expect, failures)
+        rounds = []
+        for _ in range(args.rounds):
+            cpu_before = cpu_seconds(args.server_pid)
+            started = time.perf_counter()
+            latencies = await run_phase(client, args.requests, args.concurrency, expect, failures)
+            elapsed = time.perf_counter() - started
+            cpu_after = cpu_seconds(args.server_pid)
+            latencies.sort()
+            rounds.append(
+                {
+                    "requests": args.requests,
+                    "seconds": round(elapsed, 4),
+                    "rps": round(args.requests / elapsed, 2),
+                    "server_cpu_ms_per_request": round(1000 * (cpu_after - cpu_before) / args.requests, 3)
+                    if cpu_before is not None and cpu_after is not None
+                    else None,
+                    "latency_ms_p50": round(1000 * statistics.median(latencies), 2) if latencies else None,
+                    "latency_ms_p99": round(1000 * latencies[int(0.99 * (len(latencies) - 1))], 2)
+                    if latencies
+                    else None,
+                }
+            )
+    rps = [item["rps"] for item in rounds]
+    cpu = [item["server_cpu_ms_per_request"] for item in rounds if item["server_cpu_ms_per_request"] is not None]
+    return {
+        "host": args.host,
+        "concurrency": args.concurrency,
+        "warmup": args.warmup,
+        "rounds": rounds,
+        "rps_best": max(rps) if rps else None,
+        "rps_median": statistics.median(rps) if rps else None,
+        "server_cpu_ms_per_request_median": statistics.median(cpu) if cpu else None,
+        "failures": len(failures),
+        "failure_examples": failures[:5],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.loadgen", description=__doc__.splitlines()[0])
+    parser.add_argument("--url", required=True, help="base URL of the server, e.g. http://127.0.0.1:8123")
+    parser.add_argument("--host", required=True, help="Host header: the site's domain")
+    parser.add_argument("--expect", required=True, help="text every response must contain")
+    parser.add_argument("--requests", type=int, default=2000, help="measured requests per round")
+    parser.add_argument("--warmup", type=int, default=200)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--server-pid", type=int, help="the server's process id, to report its CPU time per request")
+    args = parser.parse_args(argv)
+    report = asyncio.run(main_async(args))
+    print(json.dumps(report), flush=True)
+    return 1 if report["failures"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
