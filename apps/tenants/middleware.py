@@ -4,6 +4,7 @@ An unknown host gets the generic 404 page: never another site's content."""
 
 import threading
 import time
+from collections import OrderedDict
 
 from django.db import connection
 from django.http import HttpRequest, HttpResponse
@@ -17,7 +18,9 @@ from apps.tenants.models import Domain, Site
 # database. Operators' edits reach every process within SITE_CACHE_SECONDS, and at
 # once in the process that saved them (see apps.tenants.signals).
 SITE_CACHE_SECONDS = 10.0
-_site_cache: dict[str, tuple[float, Site | None]] = {}
+# Bounded, so requests with made-up Host headers cannot grow it without end.
+SITE_CACHE_MAX_ENTRIES = 4096
+_site_cache: OrderedDict[str, tuple[float, Site | None]] = OrderedDict()
 _site_cache_lock = threading.Lock()
 
 
@@ -40,6 +43,9 @@ def site_for_host(hostname: str) -> Site | None:
     site = domain.tenant if domain else None
     with _site_cache_lock:
         _site_cache[hostname] = (now + SITE_CACHE_SECONDS, site)
+        _site_cache.move_to_end(hostname)
+        while len(_site_cache) > SITE_CACHE_MAX_ENTRIES:
+            _site_cache.popitem(last=False)
     return site
 
 

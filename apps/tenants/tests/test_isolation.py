@@ -72,3 +72,16 @@ def test_a_session_of_one_site_is_anonymous_on_another(two_sites, client_for):
         from django.contrib.sessions.backends.db import SessionStore
 
         assert not SessionStore(session_key=session.session_key).exists(session.session_key)
+
+
+def test_the_site_cache_stays_bounded_under_made_up_hosts(site, client_for, monkeypatch):
+    from django.test import Client
+
+    from apps.tenants import middleware
+
+    monkeypatch.setattr(middleware, "SITE_CACHE_MAX_ENTRIES", 5)
+    for number in range(20):
+        assert Client(HTTP_HOST=f"random{number}.localhost").get("/").status_code == 404
+    assert client_for(site).get("/").status_code == 200
+    assert len(middleware._site_cache) <= 5
+    assert "localhost" in middleware._site_cache
