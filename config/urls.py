@@ -12,6 +12,8 @@ urlpatterns = [
     path("api/", include("apps.accounts.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("", include("apps.accounts.urls")),
+    path("", include("apps.accounts.urls_signup")),
+    path("", include("apps.accounts.urls_settings")),
     path("", include("apps.pages.urls")),
 ]
 

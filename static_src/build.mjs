@@ -80,6 +80,31 @@ function esbuildOptions(entryPoints) {
   };
 }
 
+/**
+ * The push service worker (static_src/sw/sw.ts) as one classic script with a fixed name,
+ * static/dist/sw.js: the server serves it at /sw.js, and a worker's URL must not change
+ * between deployments. Not in the manifest.
+ */
+const SW_ENTRY = path.join(SRC, "sw", "sw.ts");
+const SW_OUT = path.join(OUT, "sw.js");
+
+function serviceWorkerOptions() {
+  return {
+    absWorkingDir: ROOT,
+    entryPoints: [SW_ENTRY],
+    outfile: SW_OUT,
+    bundle: true,
+    format: "iife",
+    platform: "browser",
+    target: ["es2020", "chrome93", "edge93", "firefox91", "safari15"],
+    minify: production,
+    sourcemap: true,
+    write: true,
+    legalComments: "none",
+    logLevel: "warning",
+  };
+}
+
 /** Turns esbuild's metafile into the "base" and "islands" parts of the manifest. */
 export function manifestFromMetafile(metafile) {
   const outputs = metafile.outputs;
@@ -206,6 +231,12 @@ async function buildOnce() {
     console.error(`JS build failed${err?.errors ? ` with ${err.errors.length} error(s)` : `: ${err}`}`);
     return 1;
   }
+  try {
+    await esbuild.build(serviceWorkerOptions());
+  } catch (err) {
+    console.error(`Service worker build failed${err?.errors ? ` with ${err.errors.length} error(s)` : `: ${err}`}`);
+    return 1;
+  }
   let cssName;
   try {
     cssName = buildCss();
@@ -292,6 +323,28 @@ async function runWatch() {
   rebuildCss();
   await startContext();
 
+  // The service worker: its own context, its own fixed file (pruneStale never sees it).
+  const swContext = await esbuild.context({
+    ...serviceWorkerOptions(),
+    logLevel: "silent",
+    plugins: [
+      {
+        name: "sw-log",
+        setup(build) {
+          build.onEnd((result) => {
+            if (result.errors.length) {
+              console.error(formatMessages(result.errors, "error"));
+              log("service worker build failed; keeping the previous sw.js");
+            } else {
+              log("rebuilt sw.js");
+            }
+          });
+        },
+      },
+    ],
+  });
+  await swContext.watch();
+
   // SCSS: esbuild does not see .scss files, so watch them ourselves (recursive fs.watch works
   // on Linux with Node 20), debounced.
   let cssTimer = null;
@@ -319,6 +372,7 @@ async function runWatch() {
 
   log(`watching ${rel(SRC)} -> ${rel(OUT)} (Ctrl-C to stop)`);
   const stop = async () => {
+    await swContext.dispose();
     await ctx?.dispose();
     process.exit(0);
   };

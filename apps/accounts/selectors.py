@@ -1,12 +1,14 @@
 """Reads about member accounts."""
 
+from collections.abc import Callable, Mapping
 from datetime import date
 
 from django.http import HttpRequest
 from django.utils import timezone
 
-from apps.accounts.models import User
+from apps.accounts.models import User, UserStatus
 from apps.accounts.tracking import has_tracking_network
+from apps.profiles.models import ProfileStatus
 from apps.tenants.constants import Signups
 
 
@@ -33,7 +35,7 @@ def user_payload(user: User) -> dict:
         "name": user.username,
         "email": user.email,
         "status": user.status,
-        "credits": getattr(user, "credits_balance", 0),
+        "credits": user_credits(user),
         "paid_user": bool(getattr(user, "paid_user", False)),
         "language": user.language,
         "country": user.country.code if user.country else None,
@@ -57,3 +59,83 @@ def profile_summary(profile) -> dict:
         "city": profile.city or None,
         "main_image": {"filename": main.image.url, "thumb_filename": main.thumb.url} if main else None,
     }
+
+
+def user_credits(user: User) -> int:
+    # The credits app will provide the balance; until then every member has 0.
+    return int(getattr(user, "credits_balance", 0) or 0)
+
+
+# --- Top-bar totals ----------------------------------------------------------------
+
+TotalsContributor = Callable[[User], Mapping[str, int]]
+_totals_contributors: list[TotalsContributor] = []
+
+
+def member_totals_register(contributor: TotalsContributor) -> TotalsContributor:
+    """Let an app add its counts to member_totals() (e.g. chat: {"unreadMessages": n},
+    likes: {"newLikes": n}). Call from AppConfig.ready(); usable as a decorator."""
+    if contributor not in _totals_contributors:
+        _totals_contributors.append(contributor)
+    return contributor
+
+
+def member_totals_unregister(contributor: TotalsContributor) -> None:
+    if contributor in _totals_contributors:
+        _totals_contributors.remove(contributor)
+
+
+def member_totals(user: User) -> dict:
+    """The top bar's counts: {"unreadMessages", "newLikes", "credits"}."""
+    totals = {"unreadMessages": 0, "newLikes": 0, "credits": user_credits(user)}
+    for contributor in _totals_contributors:
+        totals.update(contributor(user))
+    return totals
+
+
+BADGE_CAP = 99
+
+
+def badge_label(count: int) -> str:
+    """Spec §9 "Badge cap 99+": "" for nothing, "1".."99", then "99+"."""
+    count = int(count or 0)
+    if count <= 0:
+        return ""
+    return f"{BADGE_CAP}+" if count > BADGE_CAP else str(count)
+
+
+CREDITS_BADGE_THRESHOLD = 10
+
+
+def credits_badge(credits: int) -> dict | None:
+    """Spec §2: a badge at 10 credits or fewer, warning style above 0, danger at 0."""
+    if credits > CREDITS_BADGE_THRESHOLD:
+        return None
+    return {"label": str(max(credits, 0)), "style": "danger" if credits <= 0 else "warning"}
+
+
+# --- Activation reminder (spec §4) ---------------------------------------------------
+
+# Routes (and the pages under their paths) where the reminder would only be in the way:
+# signing up (complete-signup is its last step) and the account settings.
+ACTIVATION_REMINDER_HIDDEN_ROUTES = frozenset({"signup", "complete-signup", "notifications"})
+ACTIVATION_REMINDER_HIDDEN_PATHS = ("/signup", "/notifications")
+SIGNUP_COMPLETE_PARAM = "api_signup_complete"
+
+
+def activation_reminder(*, request: HttpRequest) -> str | None:
+    """Which reminder to show: "modal", "alert" or None. For a logged-in member whose
+    address is not confirmed and whose profile is disabled: a modal right after signing up
+    (?api_signup_complete), an alert otherwise. Phones skip the modal (the base script)."""
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated or user.status != UserStatus.NOT_CONFIRMED:
+        return None
+    profile = getattr(user, "profile", None)
+    if profile is not None and profile.status != ProfileStatus.DISABLED:
+        return None
+    match = getattr(request, "resolver_match", None)
+    if match is not None and match.url_name in ACTIVATION_REMINDER_HIDDEN_ROUTES:
+        return None
+    if any(request.path == path or request.path.startswith(f"{path}/") for path in ACTIVATION_REMINDER_HIDDEN_PATHS):
+        return None
+    return "modal" if SIGNUP_COMPLETE_PARAM in request.GET else "alert"

@@ -44,9 +44,96 @@ def entry_warning_strings(min_age: int = 18) -> dict:
     }
 
 
+def signup_strings(min_age: int = 18) -> dict:
+    """The signup island (steps 0-4, push, confirm). `{name}`, `{email}`, `{step}`,
+    `{total}`, `{count}` and `{max}` are filled in by the island."""
+    return {
+        "title": _("Sign up for free"),
+        "close": _("Close"),
+        "stepOf": _("Step {step} of {total}"),
+        "back": _("Back"),
+        "next": _("Next"),
+        "skip": _("Skip"),
+        "save": _("Save and continue"),
+        "saving": _("Please wait…"),
+        "error": _("An error has occurred."),
+        "signupsClosed": _("Signing up is not possible right now."),
+        # Step 0: message or account.
+        "messageTitle": _("Write a message to {name}"),
+        "messageLabel": _("Your message to {name}"),
+        "messageHelp": _("{name} receives your message as soon as you have confirmed your e-mail address."),
+        "accountTitle": _("Create your free account"),
+        "email": _("E-mail address"),
+        "name": _("Name"),
+        "nameHelp": _("Other members see this name."),
+        "dateOfBirth": _("Date of birth"),
+        "dateOfBirthHelp": _("Enter your date of birth (%(min_age)s+)") % {"min_age": min_age},
+        "day": _("Day"),
+        "month": _("Month"),
+        "year": _("Year"),
+        "password": _("Password"),
+        "passwordHelp": _("At least 8 characters."),
+        "showPassword": _("Show password"),
+        "hidePassword": _("Hide password"),
+        "submit": _("Create my account"),
+        "terms": _("By signing up you accept our terms and conditions and our privacy statement."),
+        "termsLink": _("Terms and conditions"),
+        "privacyLink": _("Privacy statement"),
+        "invalidDate": _("Invalid date of birth."),
+        "popupTitle": _("Please check"),
+        "ok": _("OK"),
+        # An account exists already.
+        "loginTitle": _("Log in to your account"),
+        "loginLink": _("Go to the login page"),
+        "loginSubmit": _("Login"),
+        "loginEmail": _("E-mail address"),
+        "loginPassword": _("Password"),
+        "accountDeletedHelp": _("Did not get the e-mail, or has the link expired? Our customer service can help."),
+        "serviceLink": _("Contact customer service"),
+        # Step 1: photo.
+        "photoTitle": _("Add a profile photo"),
+        "photoIntro": _("Members with a photo get many more replies."),
+        "photoLabel": _("Choose a photo"),
+        "photoHelp": _("JPEG, PNG or WebP."),
+        "photoUploading": _("Uploading your photo…"),
+        "photoAlt": _("Your photo"),
+        "photoPending": _("Your photo will be visible to others once it has been approved."),
+        "photoAnother": _("Add another photo"),
+        # Step 2: location.
+        "locationTitle": _("Where do you live?"),
+        "country": _("Country"),
+        "region": _("Region"),
+        "regionChoose": _("Choose a region"),
+        "city": _("City"),
+        # Step 3: personal info.
+        "personalTitle": _("Tell us about yourself"),
+        "gender": _("I am a"),
+        "sexuality": _("My sexuality"),
+        # Step 4: about me.
+        "aboutTitle": _("About me"),
+        "aboutLabel": _("Describe yourself and what you are looking for"),
+        "aboutCount": _("{count} of {max} characters"),
+        # Push step.
+        "pushTitle": _("Never miss a message"),
+        "pushBody": _("Get a notification when someone sends you a message or likes you."),
+        "pushEnable": _("Enable notifications"),
+        "pushDenied": _("Notifications are blocked in your browser. You can allow them in its settings."),
+        "pushFailed": _("Notifications could not be enabled."),
+        # Final step.
+        "confirmTitle": _("Confirm your e-mail address"),
+        "confirmBody": _("We have sent a link to {email}. Open it to confirm your e-mail address."),
+        "confirmMessages": _("You will receive messages as soon as your e-mail address is confirmed."),
+        "confirmSpam": _("No e-mail? Check your spam folder."),
+        "resend": _("Send the e-mail again"),
+        "resent": _("We have sent the e-mail again."),
+        "continue": _("Continue"),
+    }
+
+
 # Every string an island shows, translated on the server (islands never hard-code text).
 ISLAND_STRINGS: dict[str, Callable[[], dict]] = {
     "EntryWarning": entry_warning_strings,
+    "Signup": signup_strings,
 }
 
 

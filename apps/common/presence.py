@@ -17,3 +17,7 @@ def page_hidden_mark(*, user_id: int) -> None:
 
 def page_hidden_since(*, user_id: int) -> str | None:
     return cache.get(_key(user_id))
+
+
+def page_hidden_clear(*, user_id: int) -> None:
+    cache.delete(_key(user_id))

@@ -5,6 +5,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import environ
+from celery.schedules import crontab
 from csp.constants import NONCE, NONE, SELF
 from django.utils.translation import gettext_lazy as _
 
@@ -27,7 +28,8 @@ SHARED_APPS = [
     "django.contrib.auth",
     "django.contrib.sessions",
     "django.contrib.messages",
-    "django.contrib.admin",
+    # The admin with its login throttled like members' (apps.accounts.admin_site).
+    "apps.accounts.admin_site.OperatorAdminConfig",
     "django.contrib.staticfiles",
     "django_countries",
     "rest_framework",
@@ -121,6 +123,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "apps.common.context_processors.site",
+                "apps.accounts.context_processors.member",
             ],
             "builtins": ["apps.common.templatetags.islands"],
         },
@@ -168,9 +171,12 @@ ACCOUNT_RATE_LIMITS = {
     "change_password": "5/m/user",
     "manage_email": "10/m/user",
     "confirm_email": "1/3m/key",
+    # "Download my data" (apps.accounts.services.export).
+    "export_data": "5/h/user",
 }
 # Operators' admin login: the same lockout, per username and per address.
 ADMIN_LOGIN_RATE_LIMIT = f"20/m/ip,{LOGIN_LOCKOUT_ATTEMPTS}/{LOGIN_LOCKOUT_MINUTES * 60}s/key"
+ACCOUNT_RATE_LIMITS["admin_login_failed"] = ADMIN_LOGIN_RATE_LIMIT
 REACTIVATION_DAYS = 14
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
@@ -248,7 +254,13 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = "UTC"
-CELERY_BEAT_SCHEDULE: dict = {}
+CELERY_BEAT_SCHEDULE: dict = {
+    # Erase members deleted more than REACTIVATION_DAYS ago, on every site.
+    "accounts-erase-deleted-members": {
+        "task": "apps.accounts.tasks.members_erase_expired",
+        "schedule": crontab(hour=3, minute=17),
+    },
+}
 
 CHANNEL_LAYERS = {
     "default": {

@@ -4,7 +4,9 @@
  * - Bootstrap's JS for the server-rendered markup: dropdowns (account, language), the navbar
  *   collapse, modals, alerts, offcanvas, tabs and toasts (data-bs-* attributes work as usual).
  * - The chunk-load reload guard, the top progress bar and the page-hidden beacon.
- * - The app badge and title count follow appStore.totals.
+ * - The app badge, the title count and the top-bar badges follow appStore.totals.
+ * - Server-rendered `.modal[data-autoshow]` and `.toast[data-autoshow]` are shown on load; the
+ *   activation reminder's "send the e-mail again" buttons are wired up.
  */
 import "bootstrap/js/dist/alert.js";
 import "bootstrap/js/dist/button.js";
@@ -16,12 +18,16 @@ import "bootstrap/js/dist/tab.js";
 import Toast from "bootstrap/js/dist/toast.js";
 
 import { configureApiFromPage, sendPageHiddenBeacon } from "../lib/api";
+import { renderBadges } from "../lib/badges";
 import { installChunkReloadGuard } from "../lib/chunkReload";
 import { installProgressBar } from "../lib/progress";
+import { installPushMessageHandler } from "../lib/push";
 import { appStore, updateAppBadge } from "../lib/store";
+import { autoshowModals, installResendConfirmation } from "./activationReminder";
 
 installChunkReloadGuard();
 installProgressBar();
+installPushMessageHandler(); // NEW_PUSH_MESSAGE / NEW_PUSH_CLICK from /sw.js (spec §7)
 configureApiFromPage();
 
 document.addEventListener("visibilitychange", () => {
@@ -33,12 +39,19 @@ for (const el of document.querySelectorAll(".toast[data-autoshow]")) {
   Toast.getOrCreateInstance(el).show();
 }
 
+// Server-rendered modals marked data-autoshow (e.g. the activation reminder after signup).
+autoshowModals();
+installResendConfirmation();
+
 // App badge and "(N) " title prefix (spec §4). Only touched once there is something to
 // show or the totals change, so the server-rendered title stays as it is otherwise.
 {
   const initial = appStore.get().totals;
   if (initial.unreadMessages + initial.newLikes > 0) updateAppBadge(initial);
   appStore.subscribe((state, previous) => {
-    if (state.totals !== previous.totals) updateAppBadge(state.totals);
+    if (state.totals !== previous.totals) {
+      updateAppBadge(state.totals);
+      renderBadges(state.totals);
+    }
   });
 }

@@ -4,8 +4,8 @@
  * - JSON in and out, cookies (credentials "same-origin").
  * - CSRF: header X-CSRFToken from <meta name="csrf-token" content="..."> of the base layout.
  * - "X-Request-Type: client" on requests whose URL path ends in user.php.
- * - Errors: the server answers {"error": {"code", "message"}} with a 4xx/5xx status; they are
- *   thrown as ApiError(status, code, message).
+ * - Errors: the server answers {"error": {"code", "message", "fields"?}} with a 4xx/5xx status;
+ *   they are thrown as ApiError(status, code, message, fields).
  * - Network failures and 5xx are retried 5 times with exponential delay (500 ms, doubling);
  *   4xx is never retried.
  * - A 403 "authentication_required" on a URL other than user.php logs the user out when the
@@ -13,16 +13,34 @@
  */
 import { appStore } from "./store";
 
+/** Messages per form field, from the error body's "fields" ({"email": ["Invalid email"]}). */
+export type FieldErrors = Record<string, string[]>;
+
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
+  readonly fields: FieldErrors;
 
-  constructor(status: number, code: string, message: string) {
+  constructor(status: number, code: string, message: string, fields: FieldErrors = {}) {
     super(message);
     this.name = "ApiError";
     this.status = status;
     this.code = code;
+    this.fields = fields;
   }
+}
+
+/** The "fields" of an error body as {field: [messages]}; anything else is left out. */
+export function parseFieldErrors(value: unknown): FieldErrors {
+  const out: FieldErrors = {};
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return out;
+  for (const [key, messages] of Object.entries(value as Record<string, unknown>)) {
+    const list = (Array.isArray(messages) ? messages : [messages]).filter(
+      (m): m is string => typeof m === "string" && m !== "",
+    );
+    if (list.length) out[key] = list;
+  }
+  return out;
 }
 
 export interface ApiStrings {
@@ -191,18 +209,20 @@ async function readJson(res: Response): Promise<unknown> {
 async function errorFromResponse(res: Response): Promise<ApiError> {
   let code = "error";
   let message = config.strings.error;
+  let fields: FieldErrors = {};
   try {
     const data = await readJson(res);
     const err = typeof data === "object" && data !== null ? (data as { error?: unknown }).error : undefined;
     if (typeof err === "object" && err !== null) {
-      const { code: c, message: m } = err as { code?: unknown; message?: unknown };
+      const { code: c, message: m, fields: f } = err as { code?: unknown; message?: unknown; fields?: unknown };
       if (typeof c === "string" && c) code = c;
       if (typeof m === "string" && m) message = m;
+      fields = parseFieldErrors(f);
     }
   } catch {
     // Body unreadable: keep the fallbacks.
   }
-  return new ApiError(res.status, code, message);
+  return new ApiError(res.status, code, message, fields);
 }
 
 let loggingOut = false;
@@ -282,6 +302,8 @@ export const post = <T = unknown>(url: string, body?: unknown, options?: Omit<Re
   request<T>("POST", url, { ...options, body });
 export const put = <T = unknown>(url: string, body?: unknown, options?: Omit<RequestOptions, "body">) =>
   request<T>("PUT", url, { ...options, body });
+export const patch = <T = unknown>(url: string, body?: unknown, options?: Omit<RequestOptions, "body">) =>
+  request<T>("PATCH", url, { ...options, body });
 export const del = <T = unknown>(url: string, body?: unknown, options?: Omit<RequestOptions, "body">) =>
   request<T>("DELETE", url, { ...options, body });
 

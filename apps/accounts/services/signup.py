@@ -4,6 +4,7 @@ from datetime import date
 
 from allauth.account.models import EmailAddress, EmailConfirmationHMAC
 from allauth.core import ratelimit
+from django.conf import settings
 from django.contrib.auth import login
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
@@ -16,6 +17,7 @@ from django.utils.translation import gettext as _
 from apps.accounts.models import SignupMessage, SignupTracking, User, UserStatus
 from apps.accounts.selectors import age_on, signup_allowed, user_by_email
 from apps.accounts.services.directory import directory_sync
+from apps.accounts.services.tokens import member_token_read
 from apps.accounts.tracking import tracking_from_session
 from apps.common.exceptions import ApplicationError
 from apps.profiles.models import Profile, ProfileStatus
@@ -162,14 +164,22 @@ def member_signup(
 @transaction.atomic
 def member_confirm_email(*, request: HttpRequest, key: str) -> User:
     """Confirm the address the link was sent to; the profile becomes visible."""
-    confirmation = EmailConfirmationHMAC.from_key(key or "")
-    if confirmation is None or confirmation.email_address.user is None:
+    payload = member_token_read(
+        purpose="activate", token=key, max_age=settings.ACCOUNT_EMAIL_CONFIRMATION_EXPIRE_DAYS * 24 * 3600
+    )
+    address = (
+        EmailAddress.objects.filter(pk=payload.get("a"), user_id=payload["m"], email__iexact=payload.get("e", ""))
+        .select_related("user")
+        .first()
+        if payload
+        else None
+    )
+    if address is None:
         raise ApplicationError("activation_failed", _("Activation failed"))
-    address = confirmation.email_address
     user = User.objects.select_for_update().get(pk=address.user_id)
     if address.email.casefold() != user.email.casefold():
         raise ApplicationError("activation_failed", _("Activation failed"))
-    confirmation.confirm(request)
+    EmailConfirmationHMAC(address).confirm(request)
     if user.status == UserStatus.NOT_CONFIRMED:
         user.status = UserStatus.ACTIVE
         user.save(update_fields=["status"])

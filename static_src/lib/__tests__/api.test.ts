@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
-import { ApiError, configureApi, del, get, post, put, request, resetApiConfig, sendPageHiddenBeacon } from "../api";
+import { ApiError, configureApi, del, get, patch, post, put, request, resetApiConfig, sendPageHiddenBeacon } from "../api";
 import { appStore, initialAppState } from "../store";
 
 function json(status: number, data: unknown): Response {
@@ -291,5 +291,36 @@ describe("sendPageHiddenBeacon", () => {
 
   it("returns false where sendBeacon is unsupported", () => {
     expect(sendPageHiddenBeacon()).toBe(false);
+  });
+});
+
+describe("field errors", () => {
+  it("keeps the messages per field of an error answer", async () => {
+    fetchMock.mockResolvedValueOnce(
+      json(400, {
+        error: {
+          code: "invalid",
+          message: "Please check the fields marked in red.",
+          fields: { email: ["Invalid email"], name: "Enter a name", junk: [1, null], empty: [] },
+        },
+      }),
+    );
+    const error = await post("/api/signup.php", {}).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).fields).toEqual({ email: ["Invalid email"], name: ["Enter a name"] });
+  });
+
+  it("has no field errors when the server sent none", async () => {
+    fetchMock.mockResolvedValueOnce(apiError(409, "account_exists", "Please log in."));
+    const error = (await post("/api/signup.php", {}).catch((err: unknown) => err)) as ApiError;
+    expect(error.code).toBe("account_exists");
+    expect(error.fields).toEqual({});
+  });
+
+  it("sends PATCH with a JSON body", async () => {
+    fetchMock.mockResolvedValueOnce(json(200, { profile: {} }));
+    await patch("/api/signup/profile.php", { city: "Leeds" });
+    expect(callInit(0).method).toBe("PATCH");
+    expect(callInit(0).body).toBe('{"city":"Leeds"}');
   });
 });

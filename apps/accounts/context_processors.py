@@ -1,0 +1,53 @@
+"""What every page's layout needs about the logged-in member: the top bar's counts and
+badges, the islands' initial state (#app-state) and the activation reminder."""
+
+from django.http import HttpRequest
+
+from apps.accounts.selectors import (
+    activation_reminder,
+    badge_label,
+    credits_badge,
+    member_totals,
+    user_payload,
+)
+from apps.tenants.middleware import is_public
+
+
+def _anonymous() -> dict:
+    return {
+        "app_state": {"user": None, "totals": {"unreadMessages": 0, "newLikes": 0}},
+        "topbar": None,
+        "activation_reminder": None,
+    }
+
+
+def _member(request: HttpRequest) -> dict:
+    user = request.user
+    payload = user_payload(user)
+    totals = member_totals(user)
+    profile = payload["profile"] or {}
+    main_image = profile.get("main_image") or {}
+    return {
+        "app_state": {
+            "user": payload,
+            "totals": {"unreadMessages": totals["unreadMessages"], "newLikes": totals["newLikes"]},
+        },
+        "topbar": {
+            "name": profile.get("name") or payload["name"],
+            "thumb": main_image.get("thumb_filename"),
+            "paid": payload["paid_user"],
+            "messages_badge": badge_label(totals["unreadMessages"]),
+            "likes_badge": badge_label(totals["newLikes"]),
+            "total_badge": badge_label(totals["unreadMessages"] + totals["newLikes"]),
+            "credits": totals["credits"],
+            "credits_badge": credits_badge(totals["credits"]),
+        },
+        "activation_reminder": activation_reminder(request=request),
+    }
+
+
+def member(request: HttpRequest) -> dict:
+    user = getattr(request, "user", None)
+    if getattr(request, "site", None) is None or is_public(request) or user is None or not user.is_authenticated:
+        return _anonymous()
+    return _member(request)

@@ -1,0 +1,108 @@
+"""Download my data: a ZIP with data.json and the member's photos, nobody else's."""
+
+import io
+import json
+import zipfile
+
+import pytest
+
+from apps.accounts.services import export
+from apps.accounts.tests.helpers_settings import jpeg, logged_in, member_create, photo_add, push_add
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _media_in_tmp(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+
+
+@pytest.fixture
+def anna(site):
+    member = member_create(site, invisible=True, email_notifications=["like", "news"])
+    photo_add(site, member, name="anna-beach")
+    photo_add(site, member, name="anna-city", status="pending")
+    push_add(site, member)
+    return member
+
+
+@pytest.fixture
+def bob(site):
+    member = member_create(site, email="bob@example.com", name="Bob")
+    photo_add(site, member, name="bob-secret")
+    return member
+
+
+def download(client):
+    return client.post("/notifications/export")
+
+
+def archive_of(response) -> zipfile.ZipFile:
+    return zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
+
+
+class TestExport:
+    def test_visitors_are_sent_to_the_login(self, site, client_for):
+        response = download(client_for(site))
+        assert response.status_code == 302 and response.headers["Location"].startswith("/login?next=")
+
+    def test_only_post_with_csrf(self, site, client_for, anna):
+        client = logged_in(site, client_for, anna)
+        assert client.get("/notifications/export").status_code == 405
+        strict = client_for(site, enforce_csrf_checks=True)
+        strict.cookies = client.cookies
+        assert download(strict).status_code == 403
+
+    def test_the_zip_has_the_members_data_and_photos_and_nothing_of_others(self, site, client_for, anna, bob):
+        response = download(logged_in(site, client_for, anna))
+        assert response.status_code == 200
+        assert response["Content-Type"] == "application/zip"
+        assert response["Content-Disposition"].startswith('attachment; filename="heartline-my-data-')
+        archive = archive_of(response)
+        data = json.loads(archive.read("data.json"))
+
+        account = data["account"]
+        assert (account["email"], account["name"], account["date_of_birth"]) == (
+            "anna@example.com",
+            "Anna",
+            "1990-04-05",
+        )
+        assert (account["language"], account["country"]) == ("en", "GB")
+        assert account["signup_date"]
+        assert account["settings"]["invisible"] is True
+        assert account["settings"]["email_notifications"] == ["like", "news"]
+        assert account["tracking"]["network"] == "net-Anna"
+        assert len(account["push_subscriptions"]) == 1
+        assert data["profile"]["name"] == "Anna" and data["profile"]["about_me"] == "About Anna"
+        assert data["profile"]["city"] == "London" and "status" in data["profile"]
+        assert sorted((photo["file_name"], photo["status"]) for photo in data["photos"]) == [
+            ("anna-beach.jpg", "active"),
+            ("anna-city.jpg", "pending"),
+        ]
+        assert data["messages"] == [] and data["purchases"] == []
+
+        photo_files = sorted(name for name in archive.namelist() if name.startswith("photos/"))
+        assert photo_files == sorted(photo["file"] for photo in data["photos"])
+        assert archive.read(photo_files[0]) == jpeg()
+        everything = b"".join(archive.read(name) for name in archive.namelist() if name.endswith(".json"))
+        assert b"bob" not in everything.lower() and b"Bob" not in everything
+        assert not any("bob" in name for name in archive.namelist())
+
+    def test_other_apps_fill_their_sections(self, site, client_for, anna, bob, monkeypatch):
+        def messages_of(user):
+            return "messages", [{"to": "Somebody", "text": f"hello from {user.username}"}]
+
+        monkeypatch.setattr(export, "EXPORT_SECTIONS", [*export.EXPORT_SECTIONS, messages_of])
+        data = json.loads(archive_of(download(logged_in(site, client_for, anna))).read("data.json"))
+        assert data["messages"] == [{"to": "Somebody", "text": "hello from Anna"}]
+
+    def test_a_few_downloads_an_hour(self, site, client_for, anna):
+        client = logged_in(site, client_for, anna)
+        for _attempt in range(5):
+            assert download(client).status_code == 200
+        response = download(client)
+        assert response.status_code == 302 and response.headers["Location"] == "/notifications#export"
+        assert (
+            "You have downloaded your data several times in the last hour."
+            in client.get("/notifications").content.decode()
+        )

@@ -1,0 +1,63 @@
+"""Reads about profiles and photos."""
+
+from django.core.paginator import Page, Paginator
+from django.db.models import QuerySet
+
+from apps.profiles.models import Gender, Photo, PhotoStatus, Profile, ProfileStatus, Sexuality
+from apps.tenants.constants import Niche
+from apps.tenants.models import Site
+
+FREE_PHOTO_LIMIT = 3
+PREMIUM_PHOTO_LIMIT = 25
+SIGNUP_MATCHES_PER_PAGE = 12
+
+
+def photo_limit(user) -> int:
+    """How many photos the member may have (spec §5, §9: 3 free, 25 premium). Premium
+    membership does not exist yet, so every member is a free member for now."""
+    return PREMIUM_PHOTO_LIMIT if getattr(user, "paid_user", False) else FREE_PHOTO_LIMIT
+
+
+def photo_count(profile: Profile) -> int:
+    """Photos that count towards the limit: rejected ones do not."""
+    return Photo.objects.filter(profile=profile).exclude(status=PhotoStatus.REJECTED).count()
+
+
+def looking_for_genders(*, site: Site, gender: str, sexuality: str) -> list[str]:
+    """The genders a member is looking for, from their own gender and sexuality; on the
+    gay niche men look for men whatever they said. Unknown: everyone."""
+    if site.niche == Niche.GAY:
+        return [Gender.MALE]
+    if sexuality == Sexuality.BI or gender not in Gender.values:
+        return [Gender.MALE, Gender.FEMALE]
+    other = Gender.FEMALE if gender == Gender.MALE else Gender.MALE
+    if sexuality in (Sexuality.GAY, Sexuality.LESBIAN):
+        return [gender]
+    return [other]
+
+
+def signup_matches(*, site: Site, profile: Profile | None, page: int | str = 1) -> Page:
+    """Suggested profiles right after signup: active profiles of the genders the member
+    looks for, newest first, the member's own left out. Two queries (count and page),
+    whatever the page size."""
+    genders = looking_for_genders(
+        site=site,
+        gender=profile.gender if profile else "",
+        sexuality=profile.sexuality if profile else "",
+    )
+    queryset: QuerySet[Profile] = (
+        Profile.objects.filter(status=ProfileStatus.ACTIVE, gender__in=genders)
+        .select_related("main_photo")
+        .order_by("-created", "-pk")
+    )
+    if profile is not None:
+        queryset = queryset.exclude(pk=profile.pk)
+    return Paginator(queryset, SIGNUP_MATCHES_PER_PAGE).get_page(page)
+
+
+def public_thumb_url(profile: Profile) -> str | None:
+    """The main photo's thumbnail as others may see it: only an approved photo."""
+    photo = profile.main_photo
+    if photo is None or photo.status != PhotoStatus.ACTIVE or not photo.thumb:
+        return None
+    return photo.thumb.url

@@ -1,0 +1,87 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+
+import { configureApi, resetApiConfig } from "../../lib/api";
+import { autoshowModals, installResendConfirmation, isSmartphone } from "../activationReminder";
+
+function fakeWindow(matching: string[]): Window {
+  return {
+    matchMedia: (query: string) => ({ matches: matching.includes(query) }) as MediaQueryList,
+  } as unknown as Window;
+}
+
+function jsonResponse(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
+}
+
+const MODAL = `<div class="modal fade" id="m" tabindex="-1" data-autoshow data-autoshow-skip-phone>
+  <div class="modal-dialog"><div class="modal-content">hi</div></div></div>`;
+
+afterEach(() => {
+  document.body.innerHTML = "";
+  document.body.className = "";
+  resetApiConfig();
+});
+
+describe("isSmartphone", () => {
+  it("is true for narrow screens or coarse pointers", () => {
+    expect(isSmartphone(fakeWindow(["(max-width: 575.98px)"]))).toBe(true);
+    expect(isSmartphone(fakeWindow(["(pointer: coarse)"]))).toBe(true);
+    expect(isSmartphone(fakeWindow([]))).toBe(false);
+    expect(isSmartphone({} as Window)).toBe(false);
+  });
+});
+
+describe("autoshowModals", () => {
+  it("shows a data-autoshow modal on a desktop", () => {
+    document.body.innerHTML = MODAL;
+    const shown = autoshowModals(document, fakeWindow([]));
+    expect(shown).toHaveLength(1);
+    expect(document.body.classList.contains("modal-open")).toBe(true);
+  });
+
+  it("removes a skip-phone modal on a smartphone instead of showing it", () => {
+    document.body.innerHTML = MODAL;
+    expect(autoshowModals(document, fakeWindow(["(max-width: 575.98px)"]))).toHaveLength(0);
+    expect(document.getElementById("m")).toBeNull();
+    expect(document.body.classList.contains("modal-open")).toBe(false);
+  });
+});
+
+describe("installResendConfirmation", () => {
+  const BOX = `<div data-resend-confirmation data-sent-text="Sent again.">
+    <button type="button" data-resend-button>Send the e-mail again</button>
+    <span data-resend-status></span></div>`;
+
+  beforeEach(() => {
+    document.head.innerHTML = '<meta name="csrf-token" content="tok">';
+  });
+
+  it("posts once and shows the sent text", async () => {
+    const fetchMock = vi.fn().mockResolvedValue(jsonResponse(200, { sent: true }));
+    configureApi({ fetch: fetchMock });
+    document.body.innerHTML = BOX;
+    installResendConfirmation();
+    installResendConfirmation(); // bound once only
+    document.querySelector<HTMLButtonElement>("button")!.click();
+    await vi.waitFor(() => expect(document.querySelector("[data-resend-status]")!.textContent).toBe("Sent again."));
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+    const [url, init] = fetchMock.mock.calls[0];
+    expect(url).toBe("/api/signup/resend.php");
+    expect(init.method).toBe("POST");
+    expect(new Headers(init.headers).get("X-CSRFToken")).toBe("tok");
+    expect(document.querySelector<HTMLButtonElement>("button")!.disabled).toBe(true);
+  });
+
+  it("shows the server's 429 message and lets the member try again later", async () => {
+    const message = "We have just sent you an e-mail. Please wait a few minutes.";
+    const fetchMock = vi.fn().mockResolvedValue(jsonResponse(429, { error: { code: "rate_limited", message } }));
+    configureApi({ fetch: fetchMock });
+    document.body.innerHTML = BOX;
+    installResendConfirmation();
+    document.querySelector<HTMLButtonElement>("button")!.click();
+    await vi.waitFor(() => expect(document.querySelector("[data-resend-status]")!.textContent).toBe(message));
+    expect(fetchMock).toHaveBeenCalledTimes(1); // 4xx is not retried
+    expect(document.querySelector<HTMLButtonElement>("button")!.disabled).toBe(false);
+    expect(document.querySelector<HTMLElement>("[data-resend-status]")!.dataset.state).toBe("error");
+  });
+});

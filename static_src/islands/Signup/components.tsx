@@ -1,0 +1,217 @@
+/** Small building blocks of the signup island. */
+import { useEffect, useId, useRef, type KeyboardEvent, type ReactNode } from "react";
+import { createPortal } from "react-dom";
+
+import { ApiError } from "../../lib/api";
+import type { FieldErrors, SignupStrings } from "./types";
+
+/** Fills "{name}"-style placeholders the server left in a translated string. */
+export function fill(template: string, values: Record<string, string | number>): string {
+  return template.replace(/\{(\w+)\}/g, (match, key: string) => (key in values ? String(values[key]) : match));
+}
+
+/** Any failure as an ApiError (a bug in our own code shows the generic message). */
+export function toApiError(err: unknown, fallback: string): ApiError {
+  if (err instanceof ApiError) return err;
+  console.error(err);
+  return new ApiError(0, "error", fallback);
+}
+
+/** Page navigations, replaceable in tests (jsdom cannot navigate). */
+export const navigation = {
+  assign(url: string): void {
+    window.location.assign(url);
+  },
+};
+
+/** Logging in at step 0 rotates Django's CSRF token; the page's meta tag must follow. */
+export function setCsrfToken(token: unknown, doc: Document = document): void {
+  if (typeof token !== "string" || !token) return;
+  let meta = doc.querySelector<HTMLMetaElement>('meta[name="csrf-token"]');
+  if (!meta) {
+    meta = doc.createElement("meta");
+    meta.name = "csrf-token";
+    doc.head.appendChild(meta);
+  }
+  meta.content = token;
+}
+
+export function describedBy(...ids: (string | false | null | undefined)[]): string | undefined {
+  const list = ids.filter((id): id is string => !!id);
+  return list.length ? list.join(" ") : undefined;
+}
+
+export function invalidClass(base: string, messages?: string[]): string {
+  return messages?.length ? `${base} is-invalid` : base;
+}
+
+/** A field's messages from the server, under the field (Bootstrap invalid-feedback). */
+export function Feedback({ id, field, messages }: { id: string; field: string; messages?: string[] }) {
+  if (!messages?.length) return null;
+  return (
+    <div className="invalid-feedback d-block" id={id} data-testid={`signup-${field}-feedback`}>
+      {messages.map((message, i) => (
+        <div key={i}>{message}</div>
+      ))}
+    </div>
+  );
+}
+
+/** Removes one field's messages once the member edits it. */
+export function withoutField(errors: FieldErrors, field: string): FieldErrors {
+  if (!(field in errors)) return errors;
+  const { [field]: _removed, ...rest } = errors;
+  return rest;
+}
+
+/** Moves focus to the first field marked invalid inside `root`. */
+export function focusFirstInvalid(root: HTMLElement | null): void {
+  root?.querySelector<HTMLElement>(".is-invalid")?.focus();
+}
+
+export function ErrorAlert({ message, testId = "signup-error" }: { message: string | null; testId?: string }) {
+  if (!message) return null;
+  return (
+    <div className="alert alert-danger" role="alert" data-testid={testId}>
+      {message}
+    </div>
+  );
+}
+
+interface StepButtonsProps {
+  strings: SignupStrings;
+  busy: boolean;
+  submitLabel: string;
+  onSkip?: () => void;
+  onBack?: () => void;
+}
+
+/** Save (submit) and, where the step allows it, Skip and Back. Full width on phones. */
+export function StepButtons({ strings, busy, submitLabel, onSkip, onBack }: StepButtonsProps) {
+  return (
+    <div className="d-grid gap-2 d-sm-flex justify-content-sm-end align-items-sm-center mt-4">
+      {onBack && (
+        <button
+          type="button"
+          className="btn btn-link text-decoration-none order-last order-sm-first me-sm-auto px-sm-0"
+          onClick={onBack}
+          disabled={busy}
+          data-testid="signup-back"
+        >
+          {strings.back}
+        </button>
+      )}
+      <button type="submit" className="btn btn-primary order-sm-last" disabled={busy} data-testid="signup-save">
+        {busy ? strings.saving : submitLabel}
+      </button>
+      {onSkip && (
+        <button
+          type="button"
+          className="btn btn-outline-secondary"
+          onClick={onSkip}
+          disabled={busy}
+          data-testid="signup-skip"
+        >
+          {strings.skip}
+        </button>
+      )}
+    </div>
+  );
+}
+
+const FOCUSABLE =
+  'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+/** Keeps Tab and Shift+Tab inside `container`. */
+export function trapTab(event: KeyboardEvent<HTMLElement>, container: HTMLElement | null): void {
+  if (event.key !== "Tab" || !container) return;
+  const items = [...container.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => !el.closest("[hidden]"));
+  if (items.length === 0) return;
+  const first = items[0]!;
+  const last = items[items.length - 1]!;
+  const active = document.activeElement;
+  if (event.shiftKey && (active === first || !container.contains(active))) {
+    event.preventDefault();
+    last.focus();
+  } else if (!event.shiftKey && (active === last || !container.contains(active))) {
+    event.preventDefault();
+    first.focus();
+  }
+}
+
+interface PopupProps {
+  title: string;
+  message: string;
+  okLabel: string;
+  onClose: () => void;
+  children?: ReactNode;
+}
+
+/** A small alert dialog over everything (spec §5: "Invalid date of birth." as a popup). */
+export function Popup({ title, message, okLabel, onClose }: PopupProps) {
+  const titleId = useId();
+  const bodyId = useId();
+  const okRef = useRef<HTMLButtonElement>(null);
+  const dialogRef = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    okRef.current?.focus();
+  }, []);
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    // The signup modal around it must not act on these keys.
+    event.stopPropagation();
+    if (event.key === "Escape") {
+      event.preventDefault();
+      onClose();
+      return;
+    }
+    trapTab(event, dialogRef.current);
+  };
+
+  // On document.body: out of the signup modal's (full-screen on phones) styles and layout.
+  return createPortal(
+    <>
+      <div className="modal-backdrop fade show signup-popup-backdrop" />
+      <div
+        className="modal fade show d-block signup-popup"
+        role="alertdialog"
+        aria-modal="true"
+        aria-labelledby={titleId}
+        aria-describedby={bodyId}
+        tabIndex={-1}
+        onKeyDown={onKeyDown}
+        onClick={(event) => {
+          event.stopPropagation();
+          if (event.target === event.currentTarget) onClose();
+        }}
+        data-testid="signup-popup"
+      >
+        <div className="modal-dialog modal-dialog-centered modal-sm" ref={dialogRef}>
+          <div className="modal-content">
+            <div className="modal-body">
+              <h2 className="h6 mb-2" id={titleId}>
+                {title}
+              </h2>
+              <p className="mb-0" id={bodyId}>
+                {message}
+              </p>
+            </div>
+            <div className="modal-footer py-2">
+              <button
+                type="button"
+                className="btn btn-primary w-100"
+                ref={okRef}
+                onClick={onClose}
+                data-testid="signup-popup-ok"
+              >
+                {okLabel}
+              </button>
+            </div>
+          </div>
+        </div>
+      </div>
+    </>,
+    document.body,
+  );
+}

@@ -1,0 +1,4 @@
+import { mountIsland } from "../../lib/mount";
+import { Signup } from "./Signup";
+
+mountIsland("Signup", Signup);

@@ -1,0 +1,114 @@
+"""Logging in and out, the logged-in top bar and the activation reminder in a real browser,
+at phone and desktop widths. Members are made through the site's own signup API (the live
+server commits them), with unique addresses because committed data outlives the test."""
+
+import uuid
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
+
+PASSWORD = "a-Long-passphrase-42"
+
+
+def is_phone(page) -> bool:
+    return page.viewport_size["width"] < 576
+
+
+def enter(page, url: str) -> None:
+    page.goto(url)
+    page.get_by_test_id("entry-warning-enter").click()
+    page.get_by_test_id("entry-warning").wait_for(state="detached")
+
+
+def sign_up(page, server) -> tuple[str, str]:
+    """A new member, logged in in this browser (not confirmed yet)."""
+    tag = uuid.uuid4().hex[:12]
+    email, name = f"b{tag}@example.com", f"B{tag}"
+    token = page.locator('meta[name="csrf-token"]').get_attribute("content")
+    response = page.request.post(
+        server.url("localhost", "/api/signup.php"),
+        data={"email": email, "name": name, "date_of_birth": "1990-04-05", "password": PASSWORD},
+        headers={"X-CSRFToken": token},
+    )
+    assert response.status == 201, response.text()
+    return email, name
+
+
+def open_account_menu(page) -> None:
+    page.get_by_test_id("topbar-account").get_by_role("button").click()
+
+
+def test_log_out_and_in_again_through_the_login_page(site_server, page):
+    enter(page, site_server.url("localhost", "/login"))
+    email, name = sign_up(page, site_server)
+    page.goto(site_server.url("localhost", "/"))
+
+    # Logged in: the account menu, no login button; the menu collapses on phones.
+    assert page.get_by_test_id("login-button").count() == 0
+    members = page.get_by_test_id("topbar-members")
+    if is_phone(page):
+        assert not members.is_visible()
+        page.get_by_test_id("topbar-toggler").click()
+    members.wait_for(state="visible")
+    assert page.get_by_test_id("topbar-credits").inner_text().startswith("Get Premium")
+    assert page.get_by_test_id("badge-credits").inner_text() == "0"
+    assert not page.get_by_test_id("badge-messages").is_visible()
+
+    open_account_menu(page)
+    page.get_by_test_id("topbar-settings").wait_for(state="visible")
+    if not is_phone(page):
+        assert page.get_by_test_id("topbar-name").inner_text() == name
+    page.get_by_test_id("topbar-logout").click()
+    page.get_by_test_id("login-button").wait_for(state="visible")
+    assert page.get_by_test_id("topbar-account").count() == 0
+
+    page.get_by_test_id("login-button").click()
+    page.wait_for_url("**/login")
+    page.locator("#login-email").fill(email)
+    page.locator("#login-password").fill("not-the-password")
+    page.get_by_test_id("login-submit").click()
+    assert page.get_by_test_id("login-error").inner_text() == "Login failed, please try again"
+    assert page.locator("#login-email").input_value() == email
+
+    page.locator("#login-password").fill(PASSWORD)
+    page.get_by_test_id("login-submit").click()
+    page.get_by_test_id("topbar-account").wait_for(state="visible")
+    assert page.url == site_server.url("localhost", "/")
+    # Not confirmed yet: the reminder as an alert, with the member's own address.
+    alert = page.get_by_test_id("activation-alert")
+    assert alert.is_visible() and email in alert.inner_text()
+
+
+def test_the_reminder_after_signing_up_is_a_modal_except_on_phones(site_server, page):
+    enter(page, site_server.url("localhost", "/login"))
+    email, _name = sign_up(page, site_server)
+    page.goto(site_server.url("localhost", "/?api_signup_complete=1"))
+    page.get_by_test_id("topbar-account").wait_for()
+    assert page.get_by_test_id("activation-alert").count() == 0
+    modal = page.get_by_test_id("activation-modal")
+    if is_phone(page):
+        page.wait_for_load_state("load")
+        assert modal.count() == 0
+        return
+    modal.wait_for(state="visible")
+    assert email in modal.inner_text()
+    modal.get_by_test_id("activation-resend").click()
+    status = modal.get_by_test_id("activation-resend-status")
+    status.wait_for(state="visible")
+    assert status.inner_text() in (
+        "We have sent the e-mail again. Check your inbox and your spam folder.",
+        "We have just sent you an e-mail. Please wait a few minutes.",
+    )
+    modal.get_by_test_id("activation-modal-ok").click()
+    modal.wait_for(state="hidden")
+
+
+def test_the_reset_password_page_is_reachable_from_the_login_page(site_server, page):
+    enter(page, site_server.url("localhost", "/login"))
+    page.get_by_test_id("login-reset-link").click()
+    page.wait_for_url("**/reset-password")
+    assert page.get_by_test_id("entry-warning").count() == 0
+    page.locator("#reset-email").fill(f"nobody-{uuid.uuid4().hex[:8]}@example.com")
+    page.get_by_test_id("reset-password-submit").click()
+    assert page.get_by_test_id("reset-password-error").inner_text() == "E-mail address not found"
