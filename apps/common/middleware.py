@@ -23,3 +23,42 @@ class SiteLocaleMiddleware:
         patch_vary_headers(response, ("Accept-Language", "Cookie"))
         response.headers.setdefault("Content-Language", language)
         return response
+
+
+class ApiCsrfTokenMiddleware:
+    """Logging in rotates Django's CSRF token (and the islands keep the old one in
+    the page): API responses carry the current token whenever it changed, and the
+    islands' API client puts it back into the page (static_src/lib/api.ts)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if request.path.startswith("/api/") and request.META.get("CSRF_COOKIE_NEEDS_UPDATE"):
+            from django.middleware.csrf import get_token
+
+            response["X-CSRF-Token"] = get_token(request)
+        return response
+
+
+class RequestSizeLimitMiddleware:
+    """Refuses request bodies larger than MAX_REQUEST_BYTES before Django reads them
+    (Django would spool any upload to disk first). The proxy should cap them too."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        from django.conf import settings
+        from django.http import JsonResponse
+        from django.utils.translation import gettext as _
+
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        if length > settings.MAX_REQUEST_BYTES:
+            message = _("This file is too large.")
+            return JsonResponse({"error": {"code": "too_large", "message": message}}, status=413)
+        return self.get_response(request)

@@ -97,6 +97,7 @@ CACHES = {
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "apps.common.middleware.RequestSizeLimitMiddleware",
     "apps.tenants.middleware.SiteMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -104,6 +105,7 @@ MIDDLEWARE = [
     "apps.common.middleware.SiteLocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
+    "apps.common.middleware.ApiCsrfTokenMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -230,6 +232,9 @@ STORAGES = {
     "default": {"BACKEND": "apps.common.storage.SiteFileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
+
+# Largest request body accepted (a 10 MB photo plus its form).
+MAX_REQUEST_BYTES = env.int("MAX_REQUEST_BYTES", default=12 * 1024 * 1024)
 
 # --- API -----------------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -152,6 +152,19 @@ export function isUserPhp(url: string): boolean {
   return new URL(url, currentHref()).pathname.endsWith("user.php");
 }
 
+/** Logging in rotates Django's CSRF token; API responses carry the new one in
+ * X-CSRF-Token and the page's meta tag follows it, for every island. */
+export function setCsrfToken(token: unknown, doc: Document = document): void {
+  if (typeof token !== "string" || !token) return;
+  let meta = doc.querySelector<HTMLMetaElement>('meta[name="csrf-token"]');
+  if (!meta) {
+    meta = doc.createElement("meta");
+    meta.name = "csrf-token";
+    doc.head.appendChild(meta);
+  }
+  meta.content = token;
+}
+
 export function csrfToken(doc: Document = document): string | null {
   return doc.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')?.content || null;
 }
@@ -279,6 +292,7 @@ export async function request<T = unknown>(method: Method, url: string, options:
       throw new ApiError(0, "network_error", config.strings.networkError);
     }
 
+    if (typeof document !== "undefined") setCsrfToken(res.headers?.get?.("X-CSRF-Token"));
     if (res.ok) return (await readJson(res)) as T;
 
     if (res.status >= 500 && attempt < maxRetries) {

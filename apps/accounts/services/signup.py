@@ -152,7 +152,8 @@ def member_signup(
         },
     )
     text = (signup_message or "").strip()
-    if text and profile_id:
+    # Only an active profile can receive the first message; anything else is dropped.
+    if text and profile_id and Profile.objects.filter(pk=profile_id, status=ProfileStatus.ACTIVE).exists():
         SignupMessage.objects.create(user=user, profile_id=profile_id, text=text[: site.message_length])
     address = EmailAddress.objects.create(user=user, email=user.email, primary=True, verified=False)
     address.send_confirmation(request, signup=True)

@@ -247,3 +247,31 @@ class TestLogin:
             assert User.objects.get(email="anna@example.com").push_subscriptions.count() == 1
         bad = post(client, "/api/user.php?push=1", {"subscription": {"endpoint": "http://x"}})
         assert bad.status_code == 400
+
+
+def test_login_hands_the_rotated_csrf_token_to_the_islands(site, client_for):
+    post(client_for(site), "/api/signup.php", signup_data())
+    client = client_for(site)
+    response = post(client, "/api/user.php", {"email": "anna@example.com", "password": PASSWORD})
+    token = response.headers["X-CSRF-Token"]
+    # The new token is accepted for the next unsafe call of that session.
+    checked = client_for(site, enforce_csrf_checks=True)
+    checked.cookies = client.cookies
+    answer = checked.put("/api/user.php", {"language": "fr"}, content_type="application/json", HTTP_X_CSRFTOKEN=token)
+    assert answer.status_code == 200
+
+
+def test_the_signup_message_goes_only_to_an_active_profile(site, client_for):
+    from apps.accounts.models import SignupMessage
+
+    with on_site(site):
+        active = Profile.objects.create(name="Carla", status=ProfileStatus.ACTIVE)
+        hidden = Profile.objects.create(name="Dora", status=ProfileStatus.DISABLED)
+    post(client_for(site), "/api/signup.php", signup_data(signup_message="Hi Carla!", profile_id=active.pk))
+    post(
+        client_for(site),
+        "/api/signup.php",
+        signup_data(email="eve@example.com", name="Eve", signup_message="Hi Dora", profile_id=hidden.pk),
+    )
+    with on_site(site):
+        assert list(SignupMessage.objects.values_list("profile_id", "text")) == [(active.pk, "Hi Carla!")]

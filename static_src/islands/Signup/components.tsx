@@ -24,17 +24,7 @@ export const navigation = {
   },
 };
 
-/** Logging in at step 0 rotates Django's CSRF token; the page's meta tag must follow. */
-export function setCsrfToken(token: unknown, doc: Document = document): void {
-  if (typeof token !== "string" || !token) return;
-  let meta = doc.querySelector<HTMLMetaElement>('meta[name="csrf-token"]');
-  if (!meta) {
-    meta = doc.createElement("meta");
-    meta.name = "csrf-token";
-    doc.head.appendChild(meta);
-  }
-  meta.content = token;
-}
+export { setCsrfToken } from "../../lib/api";
 
 export function describedBy(...ids: (string | false | null | undefined)[]): string | undefined {
   const list = ids.filter((id): id is string => !!id);

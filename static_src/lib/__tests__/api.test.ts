@@ -324,3 +324,27 @@ describe("field errors", () => {
     expect(callInit(0).body).toBe('{"city":"Leeds"}');
   });
 });
+
+describe("CSRF token rotation", () => {
+  it("takes the new token from X-CSRF-Token and sends it on the next call", async () => {
+    fetchMock.mockResolvedValueOnce(
+      new Response(JSON.stringify({ user: { id: 1 } }), {
+        status: 200,
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": "rotated-999" },
+      }),
+    );
+    fetchMock.mockResolvedValueOnce(json(200, {}));
+
+    await post("/api/user.php", { email: "a@example.com", password: "x" });
+    await post("/api/chats.php", {});
+
+    expect(document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')!.content).toBe("rotated-999");
+    expect(callHeaders(1).get("X-CSRFToken")).toBe("rotated-999");
+  });
+
+  it("keeps the token when the answer carries none", async () => {
+    fetchMock.mockResolvedValueOnce(json(200, {}));
+    await get("/api/settings.php");
+    expect(document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')!.content).toBe("csrf-abc123");
+  });
+});
