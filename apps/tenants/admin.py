@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
-from apps.tenants.models import Company, Domain, MinimumMessageCost, Site
+from apps.tenants.models import Company, Domain, MemberDirectoryEntry, MinimumMessageCost, Site
 from apps.tenants.services import schema_name_for
 
 
@@ -96,3 +96,20 @@ class SiteAdmin(admin.ModelAdmin):
 class CompanyAdmin(admin.ModelAdmin):
     list_display = ("name", "city", "country", "added")
     search_fields = ("name", "kvk")
+
+
+@admin.register(MemberDirectoryEntry)
+class MemberDirectoryAdmin(admin.ModelAdmin):
+    """Support finds a member of any site by e-mail, name or id with one query."""
+
+    list_display = ("email", "name", "site", "member_id", "status", "updated")
+    list_filter = ("status", "site")
+    search_fields = ("email", "name", "=member_id")
+    list_select_related = ("site",)
+    readonly_fields = ("site", "member_id", "email", "name", "status", "updated")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False

@@ -80,3 +80,24 @@ def test_saving_a_new_site_in_the_admin_creates_its_schema(db, django_user_model
     page = Client(HTTP_HOST="admin-made.localhost").get("/")
     assert page.status_code == 200
     assert "Admin made" in page.content.decode()
+
+
+def test_support_finds_members_of_every_site_in_the_directory(two_sites, django_user_model):
+    from django.test import Client
+
+    from apps.accounts.services.directory import directory_sync
+    from conftest import on_site
+
+    first, second = two_sites
+    with on_site(first):
+        anna = django_user_model.objects.create_user("AnnaFirst", "anna@example.com", "pw-123456789")
+        directory_sync(user=anna)
+    with on_site(second):
+        other = django_user_model.objects.create_user("AnnaSecond", "anna@example.com", "pw-123456789")
+        directory_sync(user=other)
+    operator = django_user_model.objects.create_superuser("support", "support@example.com", "s3cret-pass")
+    client = Client(HTTP_HOST="admin.localhost")
+    client.force_login(operator)
+    body = client.get("/admin/tenants/memberdirectoryentry/", {"q": "anna@example.com"}).content.decode()
+    assert "AnnaFirst" in body and "AnnaSecond" in body
+    assert "Heartline" in body and "Manline" in body
