@@ -55,10 +55,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=8, help="requests in flight (default 8)")
     parser.add_argument("--create-sites", type=int, default=5, help="sites per path in site creation (default 5)")
     parser.add_argument(
-        "--clone-budget", type=float, default=40,
-        help="seconds the landing benchmark creates sites with the real clone before the fast copy (default 40)",
-    )  # fmt: skip
-    parser.add_argument(
         "--create-budget", type=float, default=300,
         help="seconds the landing benchmark may spend creating sites before it gives up (default 300)",
     )  # fmt: skip

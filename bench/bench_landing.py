@@ -6,9 +6,10 @@ process (httpx, keep-alive, fixed concurrency). Every response must be 200 and
 contain the site's name.
 
 First with that site alone in the database (the baseline), then after creating
-real sites (site_create, each with a schema of its own; see create_sites for how)
-until there are --sites in all. The ratio RPS(many)/RPS(1) should stay >= 0.9: serving a site must
-not get slower because other sites exist. A few of the other sites are requested
+real sites with the application's site_create (each a schema of its own, an exact
+copy of the template; see create_sites) until there are --sites in all. The ratio
+RPS(many)/RPS(1) should stay >= 0.9: serving a site must not get slower because
+other sites exist. A few of the other sites are requested
 too, to check each is served with its own name.
 """
 
@@ -50,10 +51,6 @@ def site_name(number: int) -> str:
 
 def sites_text(count: int) -> str:
     return f"{count:,} site" + ("" if count == 1 else "s")
-
-
-def duration_text(seconds: float) -> str:
-    return f"{seconds / 60:.0f} min" if seconds >= 120 else f"{seconds:.0f} s"
 
 
 def site_domain(number: int) -> str:
@@ -109,36 +106,37 @@ def _linear_fit(points: list[tuple[int, float]]) -> tuple[float, float] | None:
     return mean_y - b * mean_x, b
 
 
-def create_sites(target: int, options, database_url: str) -> dict:
-    """Brings the database to `target` sites, each made by site_create.
+# site_create in one database session for hundreds of sites in a row would be a
+# pattern no web process has; a fresh session now and then keeps the backend's
+# caches of the relations it created from growing without bound.
+RECONNECT_EVERY = 100
+# Clones whose time is reported "at 1 site" and "at --sites sites": the first and
+# the last of this many.
+EDGE_CLONES = 10
 
-    1. site_create as the application runs it (clone_schema of django-tenants), for
-       --clone-budget seconds: how the clone time grows with the number of sites.
-    2. The rest but three by site_create with the bench's fast copy of the template
-       as its schema step (bench.fast_clone), because real clones take too long.
-    3. The last three as the application makes them again: two clones and one with
-       migrations (TENANT_CREATION_FAKES_MIGRATIONS=False): their cost at `target`.
-    """
+
+def create_sites(target: int, options) -> dict:
+    """Brings the database to `target` sites, each made by the application's own
+    site_create, each in a transaction of its own: all but the last as exact copies
+    of the template (apps.tenants.cloning), the last with migrations
+    (TENANT_CREATION_FAKES_MIGRATIONS=False), which gives both costs with `target`
+    sites. A few of the clones (the first, one in the middle, the last) are compared
+    with the template and the benchmark fails if one differs."""
     from django.conf import settings
     from django.db import connection
     from django.test import override_settings
 
+    from apps.tenants.cloning import schema_signature, signature_differences
     from apps.tenants.services import site_create
-    from bench.fast_clone import FastTemplateCopy, fast_schema_creation, schema_signature, signature_differences
 
-    tail = ["clone", "clone", "migrations"] if target >= 5 else []
     have = tenant_sites().count()
     number = have + 1
     started = time.perf_counter()
-    real: list[tuple[int, float]] = []  # (sites before, seconds)
-    last_clone = 0  # number of the last site made by a real clone
-    fast: list[float] = []
-    end: list[dict] = []
+    clones: list[tuple[int, float, int]] = []  # (sites before, seconds, site number)
+    migrations: dict | None = None
 
-    def create(kind: str) -> float:
-        nonlocal have, number, last_clone
-        if kind == "clone":
-            last_clone = number
+    while have < target:
+        kind = "migrations" if have == target - 1 and target >= 3 else "clone"
         t0 = time.perf_counter()
         if kind == "migrations":
             with override_settings(TENANT_CREATION_FAKES_MIGRATIONS=False):
@@ -146,86 +144,68 @@ def create_sites(target: int, options, database_url: str) -> dict:
         else:
             site_create(name=site_name(number), domain=site_domain(number))
         seconds = time.perf_counter() - t0
+        if kind == "clone":
+            clones.append((have, seconds, number))
+        else:
+            migrations = {"sites_before": have, "seconds": round(seconds, 4)}
         have += 1
         number += 1
+        if have % RECONNECT_EVERY == 0:
+            connection.close()
         if have % 100 == 0:
-            log(f"  {have:,} sites, {time.perf_counter() - started:.0f} s so far")
+            recent = [seconds for _before, seconds, _number in clones[-100:]]
+            log(
+                f"  {have:,} sites, {time.perf_counter() - started:.0f} s so far; "
+                f"last 100 clones {median(recent):.3f} s/site (median)"
+            )
         if time.perf_counter() - started > options.create_budget:
-            raise BenchError(f"creating sites took more than --create-budget {options.create_budget:.0f} s")
-        return seconds
+            raise BenchError(
+                f"creating sites took more than --create-budget {options.create_budget:.0f} s ({have:,} of {target:,})"
+            )
+    seconds_total = time.perf_counter() - started
+    if clones:
+        log(f"  site_create (clone): {len(clones):,} sites in {sum(s for _n, s, _m in clones):.1f} s")
+    if migrations:
+        log(f"  site_create (migrations) at {migrations['sites_before']:,} sites: {migrations['seconds']:.3f} s")
 
-    # 1. The application's own clones, each in a database session of its own.
-    clone_budget_end = started + options.clone_budget
-    while have < target - len(tail) and time.perf_counter() < clone_budget_end:
-        before = have
-        real.append((before, create("clone")))
-        connection.close()
-    if real:
-        log(
-            f"  site_create (clone): {len(real)} sites in {sum(s for _n, s in real):.1f} s, "
-            f"from {real[0][1]:.3f} s/site at {real[0][0]} sites to {real[-1][1]:.3f} s/site at {real[-1][0]}"
-        )
-
-    # 2. The bulk, with the fast copy of the template inside site_create.
-    fast_started = time.perf_counter()
-    if have < target - len(tail):
-        copier = FastTemplateCopy(settings.TENANT_BASE_SCHEMA, database_url)
-        with fast_schema_creation(copier):
-            first_fast = number
-            while have < target - len(tail):
-                fast.append(create("fast"))
-                if len(fast) % 50 == 0:
-                    connection.close()
-        log(f"  site_create (fast copy): {len(fast):,} sites in {time.perf_counter() - fast_started:.1f} s")
-        template = schema_signature(settings.TENANT_BASE_SCHEMA)
-        copied = schema_of(first_fast)
-        differences = signature_differences(template, schema_signature(copied))
-        connection.set_schema_to_public()
+    template = schema_signature(settings.TENANT_BASE_SCHEMA)
+    checked = []
+    for _before, _seconds, site_number in sorted({clones[0], clones[len(clones) // 2], clones[-1]}) if clones else []:
+        schema = schema_of(site_number)
+        differences = signature_differences(template, schema_signature(schema))
         if differences:
-            raise BenchError(f"the fast copy {copied} differs from the template: {'; '.join(differences)}")
+            raise BenchError(f"the clone {schema} differs from the template: {'; '.join(differences)}")
+        checked.append(schema)
+    connection.set_schema_to_public()
 
-    # 3. The application's own ways again, now with `target` sites.
-    for kind in tail:
-        connection.close()
-        before = have
-        seconds = create(kind)
-        end.append({"kind": kind, "sites_before": before, "seconds": round(seconds, 4)})
-        if kind == "clone":
-            real.append((before, seconds))
-        log(f"  site_create ({'clone' if kind == 'clone' else 'migrations'}) at {before:,} sites: {seconds:.3f} s")
-
-    clone_differences = None
-    if last_clone:
-        clone_schema = schema_of(last_clone)
-        clone_differences = signature_differences(
-            schema_signature(settings.TENANT_BASE_SCHEMA), schema_signature(clone_schema)
-        )
-        connection.set_schema_to_public()
-
-    fit = _linear_fit(real)
-    estimate = None
-    if fit:
-        a, b = fit
-        # every site after the measured one: 1 site before the first, target - 1 before the last
-        estimate = sum(max(0.0, a + b * before) for before in range(1, target))
+    fit = _linear_fit([(before, seconds) for before, seconds, _number in clones])
+    first = clones[:EDGE_CLONES]
+    last = clones[-EDGE_CLONES:]
     return {
         "total_sites": tenant_sites().count(),
-        "seconds": round(time.perf_counter() - started, 2),
+        "seconds": round(seconds_total, 2),
         "clone": {
-            "sites": len(real),
-            "seconds": [(before, round(seconds, 4)) for before, seconds in real],
+            "sites": len(clones),
+            "seconds": [(before, round(seconds, 4)) for before, seconds, _number in clones],
+            "first": {
+                "sites_before": [first[0][0], first[-1][0]],
+                "median_seconds": round(median([s for _b, s, _n in first]), 4),
+            }
+            if first
+            else None,
+            "last": {
+                "sites_before": [last[0][0], last[-1][0]],
+                "median_seconds": round(median([s for _b, s, _n in last]), 4),
+            }
+            if last
+            else None,
+            "median_seconds": round(median([s for _b, s, _n in clones]), 4) if clones else None,
             "fit_seconds": {"at_0_sites": round(fit[0], 4), "per_1000_more_sites": round(fit[1] * 1000, 4)}
             if fit
             else None,
-            "estimated_seconds_for_all": round(estimate, 1) if estimate is not None else None,
-            "differences_from_template": clone_differences,
+            "checked_against_template": checked,
         },
-        "fast_copy": {
-            "sites": len(fast),
-            "median_seconds_per_site": round(median(fast), 4) if fast else None,
-            "seconds": round(sum(fast), 2),
-        },
-        "at_target": end,
+        "migrations": migrations,
     }
 
 
@@ -279,21 +259,13 @@ def run(options) -> Result:
     one = measure("1 site", options, database_url)
 
     log(f"  creating sites until there are {target:,}")
-    creation = create_sites(target, options, database_url)
-    estimate = creation["clone"]["estimated_seconds_for_all"]
-    log(
-        f"  {creation['total_sites']:,} sites after {creation['seconds']:.1f} s"
-        + (
-            f"; creating them all with site_create's clone would take about {duration_text(estimate)}"
-            if estimate
-            else ""
-        )
-    )
+    creation = create_sites(target, options)
+    log(f"  {creation['total_sites']:,} sites after {creation['seconds']:.1f} s")
     if creation["total_sites"] != target:
         raise BenchError(f"there are {creation['total_sites']:,} sites, not {target:,}")
 
     log(f"  measuring GET / with {target:,} sites")
-    numbers = sorted({2, 3, target // 2, target - 1, target})  # real clones, fast copies, migrations
+    numbers = sorted({2, 3, target // 2, target - 1, target})  # early, middle and last clones; migrated
     many = measure(f"{target:,} sites", options, database_url, check=lambda url: check_sites(url, numbers))
     checked = many.pop("check")
     log(f"  {len(checked)} other sites served with their own names; an unknown host gets 404")
@@ -312,27 +284,25 @@ def run(options) -> Result:
         )
     )
     result.goal_met = result.ratio >= 0.9
-    clone = creation["clone"]
-    if clone["seconds"] and creation["at_target"]:
-        first_before, first_seconds = clone["seconds"][0]
-        at_target = "; ".join(
-            f"{item['kind']} {item['seconds']:.2f} s/site at {sites_text(item['sites_before'])}"
-            for item in creation["at_target"]
+    clone, migrations = creation["clone"], creation["migrations"]
+    if clone["first"] and clone["last"]:
+        first, last = clone["first"], clone["last"]
+        text = (
+            f"site_create (exact clone) {first['median_seconds']:.3f} s/site with "
+            f"{first['sites_before'][0]:,}-{first['sites_before'][1]:,} sites and "
+            f"{last['median_seconds']:.3f} s/site with {last['sites_before'][0]:,}-{last['sites_before'][1]:,} "
+            f"(medians of {EDGE_CLONES}); {creation['total_sites'] - 1:,} sites created in "
+            f"{creation['seconds']:.0f} s"
         )
-        estimate = clone["estimated_seconds_for_all"]
-        estimate_text = (
-            f"; creating all {target - 1:,} by clone would take about {duration_text(estimate)}" if estimate else ""
-        )
+        if migrations:
+            text += (
+                f"; with migrations {migrations['seconds']:.3f} s with {sites_text(migrations['sites_before'])}, "
+                f"{migrations['seconds'] / last['median_seconds']:.1f}x a clone"
+            )
+        result.notes.append(text)
         result.notes.append(
-            f"site_create as sites accumulate: clone {first_seconds:.2f} s/site at "
-            f"{sites_text(first_before)}; {at_target}{estimate_text} (the bench made "
-            f"{creation['fast_copy']['sites']:,} of them with a fast copy of the template instead)"
-        )
-    if clone["differences_from_template"]:
-        result.notes.append(
-            "a schema made by clone_schema() differs from the template: "
-            + "; ".join(difference.split(", e.g.")[0] for difference in clone["differences_from_template"])
-            + " (details in latest.json)"
+            f"{len(clone['checked_against_template'])} clones (first, middle, last) have the template's exact "
+            "signature (columns, indexes, constraints, sequences, rows)"
         )
     result.details = {
         "sites": target,

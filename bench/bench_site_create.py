@@ -1,14 +1,18 @@
 """Benchmark "site creation: clone vs migrations".
 
-apps.tenants.services.site_create normally clones the migrated template schema
-("site_template", TENANT_CREATION_FAKES_MIGRATIONS=True) and then records every
-migration as applied without running it. The baseline switches cloning off, so
-django-tenants creates an empty schema and replays every tenant migration.
+apps.tenants.services.site_create makes a site's schema as an exact copy of the
+migrated template schema ("site_template"; apps.tenants.cloning: the template's
+DDL captured once with pg_dump, executed with the schema renamed, plus the
+template's rows and sequence positions). The baseline switches cloning off
+(TENANT_CREATION_FAKES_MIGRATIONS=False), so django-tenants creates an empty schema
+and replays every tenant migration.
 
 Both paths create N sites (after one warm-up site each), alternating so that any
 drift during the run affects both alike. Reported: the median seconds per site of
-each and migrations/clone, i.e. how many times faster cloning is. The sites are
-deleted (schemas dropped) afterwards so the next benchmark starts from none.
+each and migrations/clone, i.e. how many times faster cloning is. Every schema made
+is compared with the template (apps.tenants.cloning.schema_signature): a clone that
+differs fails the benchmark, a migrated schema that differs is reported. The sites
+are deleted (schemas dropped) afterwards so the next benchmark starts from none.
 """
 
 from __future__ import annotations
@@ -24,55 +28,31 @@ TITLE = "site creation (s/site): migrations vs clone"
 
 
 @contextmanager
-def clone_phase_timer() -> Iterator[dict]:
-    """Times django-tenants' clone steps inside site_create (without touching the
-    application): (re)creating the clone_schema() SQL function, and the whole clone."""
+def clone_phase_timer() -> Iterator[dict[str, list[float]]]:
+    """Times the steps of a clone inside site_create without changing them: loading
+    the template's stored capture (apps.tenants.cloning.schema_template_current),
+    and the whole schema_clone (that, plus executing the copy)."""
     from unittest import mock
 
-    from django_tenants.clone import CloneSchema
+    from apps.tenants import cloning
 
-    totals = {"create_clone_function": [], "clone_schema": []}
-    original_function = CloneSchema._create_clone_schema_function
-    original_clone = CloneSchema.clone_schema
+    totals: dict[str, list[float]] = {"load_capture": [], "schema_clone": []}
 
-    def timed_function(self, *args, **kwargs):
-        started = time.perf_counter()
-        try:
-            return original_function(self, *args, **kwargs)
-        finally:
-            totals["create_clone_function"].append(time.perf_counter() - started)
+    def timed(name: str, function):
+        def wrapper(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                totals[name].append(time.perf_counter() - started)
 
-    def timed_clone(self, *args, **kwargs):
-        started = time.perf_counter()
-        try:
-            return original_clone(self, *args, **kwargs)
-        finally:
-            totals["clone_schema"].append(time.perf_counter() - started)
+        return wrapper
 
     with (
-        mock.patch.object(CloneSchema, "_create_clone_schema_function", timed_function),
-        mock.patch.object(CloneSchema, "clone_schema", timed_clone),
+        mock.patch.object(cloning, "schema_template_current", timed("load_capture", cloning.schema_template_current)),
+        mock.patch.object(cloning, "schema_clone", timed("schema_clone", cloning.schema_clone)),
     ):
         yield totals
-
-
-def table_count(schema: str) -> int:
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_tables WHERE schemaname = %s",
-            [schema],
-        )
-        return cursor.fetchone()[0]
-
-
-def applied_migrations(schema: str) -> int:
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute(f'SELECT count(*) FROM "{schema}".django_migrations')
-        return cursor.fetchone()[0]
 
 
 def create_timed(label: str, index: int | str) -> tuple[float, object]:
@@ -88,9 +68,12 @@ def run(options) -> Result:
     from django.db import connection
     from django.test import override_settings
 
+    from apps.tenants.cloning import schema_signature, signature_differences
+
     count = options.create_sites
     result = Result(name=NAME, title=TITLE, goal="> 1", ratio_format="{:.1f}x")
     created = []
+    clones, migrated = [], []
     clone_times: list[float] = []
     migrate_times: list[float] = []
     no_clone = override_settings(TENANT_CREATION_FAKES_MIGRATIONS=False)
@@ -98,65 +81,74 @@ def run(options) -> Result:
         with clone_phase_timer() as phases:
             seconds, site = create_timed("clone", "warmup")
             created.append(site)
+            clones.append(site)
             log(f"  warm-up clone: {seconds:.3f} s")
             with no_clone:
                 seconds, site = create_timed("migrate", "warmup")
             created.append(site)
+            migrated.append(site)
             log(f"  warm-up migrations: {seconds:.3f} s")
             warmup_phases = {key: len(values) for key, values in phases.items()}
             for index in range(1, count + 1):
                 seconds, site = create_timed("clone", index)
                 clone_times.append(seconds)
                 created.append(site)
+                clones.append(site)
                 with no_clone:
                     seconds, site = create_timed("migrate", index)
                 migrate_times.append(seconds)
                 created.append(site)
+                migrated.append(site)
                 log(f"  site {index}/{count}: clone {clone_times[-1]:.3f} s, migrations {migrate_times[-1]:.3f} s")
+        if len(phases["schema_clone"]) != len(clones):
+            raise BenchError("site_create did not go through apps.tenants.cloning.schema_clone")
 
-        # Both paths must give the same schema as the template.
-        template_tables = table_count(settings.TENANT_BASE_SCHEMA)
-        template_migrations = applied_migrations(settings.TENANT_BASE_SCHEMA)
-        for site in created[-2:]:
-            tables, migrations = table_count(site.schema_name), applied_migrations(site.schema_name)
-            if (tables, migrations) != (template_tables, template_migrations):
-                raise BenchError(
-                    f"{site.schema_name} has {tables} tables and {migrations} applied migrations; "
-                    f"the template has {template_tables} and {template_migrations}"
-                )
+        # A clone must be the template exactly; a migrated schema should be too.
+        template = schema_signature(settings.TENANT_BASE_SCHEMA)
+        for site in clones:
+            differences = signature_differences(template, schema_signature(site.schema_name))
+            if differences:
+                raise BenchError(f"the clone {site.schema_name} differs from the template: {'; '.join(differences)}")
+        migrated_differences = signature_differences(template, schema_signature(migrated[-1].schema_name))
 
         clone = median(clone_times)
         migrate = median(migrate_times)
-        function_times = phases["create_clone_function"][warmup_phases["create_clone_function"] :]
-        clone_sql_times = phases["clone_schema"][warmup_phases["clone_schema"] :]
+        load_times = phases["load_capture"][warmup_phases["load_capture"] :]
+        clone_sql_times = phases["schema_clone"][warmup_phases["schema_clone"] :]
         result.baseline, result.baseline_label = migrate, f"{migrate:.3f} (migr.)"
         result.measured, result.measured_label = clone, f"{clone:.3f} (clone)"
         result.ratio = migrate / clone
         result.goal_met = result.ratio > 1
+        breakdown = {
+            "load_capture": round(median(load_times), 4),
+            "schema_clone_total": round(median(clone_sql_times), 4),
+            "rest_of_site_create": round(clone - median(clone_sql_times), 4),
+        }
         result.details = {
             "sites_per_path": count,
             "clone_seconds": [round(value, 4) for value in clone_times],
             "migrations_seconds": [round(value, 4) for value in migrate_times],
             "clone_median_seconds": round(clone, 4),
             "migrations_median_seconds": round(migrate, 4),
-            "template_tables": template_tables,
-            "template_migrations": template_migrations,
-            # Where a clone's time goes: django-tenants re-creates its clone_schema()
-            # SQL function before every clone; the rest of clone_schema is the copy;
-            # what remains of site_create is mostly `migrate_schemas --fake`.
-            "clone_breakdown_median_seconds": {
-                "create_clone_function": round(median(function_times), 4) if function_times else None,
-                "clone_schema_total": round(median(clone_sql_times), 4) if clone_sql_times else None,
-                "rest_of_site_create": round(clone - median(clone_sql_times), 4) if clone_sql_times else None,
-            },
+            "template_objects": {key: len(value) for key, value in template.items()},
+            "clones_checked_against_template": len(clones),
+            "migrated_schema_differences": migrated_differences,
+            # Where a clone's time goes: schema_clone loads the template's stored
+            # capture and executes the copy; the rest of site_create is validation
+            # and the Site and Domain rows.
+            "clone_breakdown_median_seconds": breakdown,
         }
-        breakdown = result.details["clone_breakdown_median_seconds"]
-        if breakdown["clone_schema_total"] is not None:
-            result.notes.append(
-                f"a clone spends {breakdown['clone_schema_total']:.3f} s in django-tenants' clone_schema() "
-                f"(of which {breakdown['create_clone_function']:.3f} s re-creating its SQL function) and "
-                f"{breakdown['rest_of_site_create']:.3f} s in the rest of site_create (mostly migrate_schemas --fake)"
+        result.notes.append(
+            f"a clone spends {breakdown['schema_clone_total']:.3f} s in apps.tenants.cloning.schema_clone() "
+            f"(of which {breakdown['load_capture']:.3f} s loading the template's capture) and "
+            f"{breakdown['rest_of_site_create']:.3f} s in the rest of site_create; all {len(clones)} clones "
+            f"have the template's exact signature"
+            + (
+                "; a schema made by migrations differs from the template: " + "; ".join(migrated_differences)
+                if migrated_differences
+                else ", and so has a schema made by migrations"
             )
+        )
         return result
     finally:
         connection.set_schema_to_public()

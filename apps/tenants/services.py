@@ -5,6 +5,7 @@ from django.core.management import call_command
 from django.db import connection, transaction
 from django_tenants.utils import schema_exists
 
+from apps.tenants.cloning import schema_template_refresh
 from apps.tenants.middleware import site_cache_clear
 from apps.tenants.models import Company, Domain, Site
 
@@ -12,9 +13,10 @@ _SCHEMA_PREFIX = "site_"
 
 
 def template_schema_migrate(*, verbosity: int = 0) -> None:
-    """Create the template schema if needed and bring it to the latest migrations.
+    """Create the template schema if needed, bring it to the latest migrations and
+    capture its DDL for cloning if it changed (apps.tenants.cloning).
 
-    New sites are clones of it, so it must be migrated before any site is created;
+    New sites are copies of it, so it must be migrated before any site is created;
     `manage.py migrate_all` does that first."""
     name = settings.TENANT_BASE_SCHEMA
     if not schema_exists(name):
@@ -22,6 +24,7 @@ def template_schema_migrate(*, verbosity: int = 0) -> None:
             cursor.execute(f'CREATE SCHEMA "{name}"')
     call_command("migrate_schemas", schema_name=name, tenant=True, interactive=False, verbosity=verbosity)
     connection.set_schema_to_public()
+    schema_template_refresh(name)
 
 
 def schema_name_for(text: str) -> str:
@@ -37,7 +40,8 @@ def schema_name_for(text: str) -> str:
 
 @transaction.atomic
 def site_create(*, name: str, domain: str, **fields) -> Site:
-    """Create a site with its primary domain. Its schema is cloned from the template."""
+    """Create a site with its primary domain. Its schema is an exact copy of the
+    template schema, made in this transaction (Site.create_schema)."""
     site = Site(name=name, schema_name=fields.pop("schema_name", None) or schema_name_for(domain), **fields)
     site.full_clean()
     site.save(verbosity=0)

@@ -60,8 +60,9 @@ TENANT_DOMAIN_MODEL = "tenants.Domain"
 PUBLIC_SCHEMA_NAME = "public"
 PUBLIC_SCHEMA_URLCONF = "config.urls_public"
 ROOT_URLCONF = "config.urls"
-# New sites are cloned from this migrated template schema instead of replaying
-# every migration (bench/bench_site_create.py measures the difference).
+# New sites are exact copies of this migrated template schema (apps.tenants.cloning,
+# called by Site.create_schema) instead of replaying every migration
+# (bench/bench_site_create.py measures the difference).
 TENANT_BASE_SCHEMA = "site_template"
 TENANT_CREATION_FAKES_MIGRATIONS = True
 DATABASE_ROUTERS = ("django_tenants.routers.TenantSyncRouter",)
