@@ -109,7 +109,8 @@ class Site(TenantMixin):
         blank=True,
         help_text=_("Language used when a visitor has no language cookie."),
     )
-    countries = CountryField(_("countries"), multiple=True, default=_default_countries)
+    # The operator's order is kept: the first country is the default for visitors.
+    countries = CountryField(_("countries"), multiple=True, multiple_sort=False, default=_default_countries)
 
     # Spec §3 "Settings (from the server)".
     index_title = models.CharField(_("index title"), max_length=200, blank=True)

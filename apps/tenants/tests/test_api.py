@@ -91,3 +91,11 @@ def test_settings_api_query_count_is_fixed(site, client_for, django_assert_max_n
     client.get("/api/settings.php")
     with django_assert_max_num_queries(1):
         client.get("/api/settings.php")
+
+
+def test_the_operators_country_order_is_kept(site, client_for):
+    site.countries = ["US", "GB", "BE"]
+    site.save()
+    site.refresh_from_db()
+    assert site.country_codes == ["US", "GB", "BE"]
+    assert client_for(site).get("/api/settings.php").json()["geoip_selected_country"] == "US"
