@@ -6,15 +6,20 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('tenants', '0003_schematemplate'),
+        ("tenants", "0003_schematemplate"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='site',
-            name='countries',
-            field=django_countries.fields.CountryField(default=apps.tenants.models._default_countries, max_length=746, multiple=True, multiple_sort=False, verbose_name='countries'),
+            model_name="site",
+            name="countries",
+            field=django_countries.fields.CountryField(
+                default=apps.tenants.models._default_countries,
+                max_length=746,
+                multiple=True,
+                multiple_sort=False,
+                verbose_name="countries",
+            ),
         ),
     ]
