@@ -10,10 +10,12 @@ urlpatterns = [
     path("healthz", common_views.healthz, name="healthz"),
     path("api/", include("apps.tenants.api.urls")),
     path("api/", include("apps.accounts.api.urls")),
+    path("api/", include("apps.profiles.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("", include("apps.accounts.urls")),
     path("", include("apps.accounts.urls_signup")),
     path("", include("apps.accounts.urls_settings")),
+    path("", include("apps.profiles.urls")),
     path("", include("apps.pages.urls")),
 ]
 

@@ -130,3 +130,55 @@ class Photo(models.Model):
 
     def __str__(self) -> str:
         return f"{self.profile_id}: {self.image.name}"
+
+
+class Block(models.Model):
+    """A member blocks another: neither sees nor contacts the other (spec §6)."""
+
+    blocker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="blocks_made")
+    blocked = models.ForeignKey(Profile, on_delete=models.CASCADE, related_name="blocks_received")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("block")
+        verbose_name_plural = _("blocks")
+        constraints = [models.UniqueConstraint(fields=["blocker", "blocked"], name="unique_block")]
+
+    def __str__(self) -> str:
+        return f"{self.blocker_id} blocks {self.blocked_id}"
+
+
+class ComplaintReason(models.TextChoices):
+    FAKE = "fake", _("Fake profile")
+    INAPPROPRIATE = "inappropriate", _("Inappropriate photos or text")
+    HARASSMENT = "harassment", _("Harassment or insults")
+    SCAM = "scam", _("Asks for money or is a scam")
+    MINOR = "minor", _("May be under age")
+    OTHER = "other", _("Other")
+
+
+class ComplaintStatus(models.TextChoices):
+    OPEN = "open", _("Open")
+    HANDLED = "handled", _("Handled")
+
+
+class Complaint(models.Model):
+    """A complaint about a profile, or a general one, kept for customer support."""
+
+    reporter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="complaints_made"
+    )
+    profile = models.ForeignKey(Profile, on_delete=models.SET_NULL, null=True, blank=True, related_name="complaints")
+    reason = models.CharField(_("reason"), max_length=20, choices=ComplaintReason.choices)
+    text = models.TextField(_("complaint"), max_length=5000)
+    email = models.EmailField(_("e-mail address for our answer"), blank=True)
+    status = models.CharField(_("status"), max_length=10, choices=ComplaintStatus.choices, default=ComplaintStatus.OPEN)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("complaint")
+        verbose_name_plural = _("complaints")
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return f"{self.get_reason_display()} ({self.created:%Y-%m-%d})"
