@@ -1,7 +1,7 @@
 """Signup pages (spec §2, §4 Signup): /signup, /members/<id>/signup, /complete-signup,
 /signup-matches, the props of the signup island (page and modal), and /sw.js."""
 
-from functools import wraps
+from functools import lru_cache, wraps
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.dates import MONTHS
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 from django_countries import countries
@@ -56,6 +57,40 @@ def _profile_card(profile: Profile) -> dict:
     return {"id": profile.pk, "name": profile.name, "photo": public_thumb_url(profile)}
 
 
+@lru_cache(maxsize=512)
+def _site_signup_props(language: str, codes: tuple[str, ...], min_age: int, message_length: int, push_key: str) -> dict:
+    """The part of the props that is the same for every visitor of a site in one
+    language. Keyed by exactly the settings it reads, so an operator's change is a new
+    key; built once per process instead of on every page a visitor opens."""
+    return {
+        "countries": [{"code": code, "name": str(countries.name(code))} for code in codes],
+        "regions": {code: list(regions_for_country(code)) for code in codes},
+        "genders": [{"value": value, "label": str(label)} for value, label in Gender.choices],
+        "sexualities": [{"value": value, "label": str(label)} for value, label in Sexuality.choices],
+        "months": [str(MONTHS[number]) for number in range(1, 13)],
+        "minAge": min_age,
+        "messageMaxLength": message_length,
+        "cityMaxLength": CITY_MAX_LENGTH,
+        "aboutMaxLength": ABOUT_ME_MAX_LENGTH,
+        "pushPublicKey": push_key,
+        "urls": {
+            "signup": reverse("api-signup"),
+            "resend": reverse("api-signup-resend"),
+            "profile": reverse("api-signup-profile"),
+            "photo": reverse("api-signup-photo"),
+            "user": reverse("api-user"),
+            "push": reverse("api-user") + "?push=1",
+            "serviceWorker": reverse("service-worker"),
+            "login": _url("login", "/login"),
+            "service": reverse("pages-service"),
+            "terms": reverse("pages-terms"),
+            "privacy": reverse("pages-privacy"),
+            "matches": reverse("signup-matches"),
+        },
+        "strings": signup_strings(min_age=min_age),
+    }
+
+
 def signup_island_props(
     request: HttpRequest,
     *,
@@ -67,48 +102,25 @@ def signup_island_props(
     site = request.site
     user = request.user if request.user.is_authenticated else None
     own_profile = Profile.objects.select_related("main_photo").filter(user=user).first() if user else None
-    codes = site.country_codes
-    country_names = {code: str(countries.name(code)) for code in codes}
+    shared = _site_signup_props(
+        get_language() or "en", tuple(site.country_codes), site.min_age, site.message_length, site.push_public_key
+    )
     after_login = (
         _url("members-id", f"/members/{profile.pk}", profile.pk)
         if profile
         else (request.get_full_path() if mode == "modal" else "/")
     )
     return {
+        **shared,
         "mode": mode,
         "startStep": start_step,
         "profile": _profile_card(profile) if profile else None,
         "user": {"email": user.email, "name": user.username, "confirmed": user.is_confirmed} if user else None,
         "initial": profile_step_payload(own_profile) if own_profile else None,
-        "countries": [{"code": code, "name": country_names[code]} for code in codes],
         "defaultCountry": selected_country(site, request_country(request)),
-        "regions": {code: list(regions_for_country(code)) for code in codes},
-        "genders": [{"value": value, "label": str(label)} for value, label in Gender.choices],
-        "sexualities": [{"value": value, "label": str(label)} for value, label in Sexuality.choices],
-        "months": [str(MONTHS[number]) for number in range(1, 13)],
-        "minAge": site.min_age,
-        "messageMaxLength": site.message_length,
-        "cityMaxLength": CITY_MAX_LENGTH,
-        "aboutMaxLength": ABOUT_ME_MAX_LENGTH,
         "photoLimit": photo_limit(user) if user else FREE_PHOTO_LIMIT,
-        "pushPublicKey": site.push_public_key,
         "signupsOpen": True if user else signup_allowed(request=request),
-        "urls": {
-            "signup": reverse("api-signup"),
-            "resend": reverse("api-signup-resend"),
-            "profile": reverse("api-signup-profile"),
-            "photo": reverse("api-signup-photo"),
-            "user": reverse("api-user"),
-            "push": reverse("api-user") + "?push=1",
-            "serviceWorker": reverse("service-worker"),
-            "login": _url("login", "/login"),
-            "afterLogin": after_login,
-            "service": reverse("pages-service"),
-            "terms": reverse("pages-terms"),
-            "privacy": reverse("pages-privacy"),
-            "matches": reverse("signup-matches"),
-        },
-        "strings": signup_strings(min_age=site.min_age),
+        "urls": {**shared["urls"], "afterLogin": after_login},
     }
 
 
