@@ -228,3 +228,12 @@ def test_server_error_page_says_error(site, rf):
     response = views.server_error(request)
     assert response.status_code == 500
     assert "<title>Error</title>" in response.content.decode()
+
+
+def test_members_get_a_search_call_to_action_instead_of_signup(site, client_for, in_site, django_user_model):
+    member = django_user_model.objects.create_user("cta", "cta@example.com", "pw-123456789")
+    client = client_for(site)
+    client.force_login(member)
+    body = client.get("/").content.decode()
+    assert 'data-testid="search-cta"' in body and 'data-testid="signup-cta"' not in body
+    assert 'data-testid="signup-cta"' in client_for(site).get("/").content.decode()
