@@ -16,7 +16,7 @@ import time
 import traceback
 from datetime import UTC, datetime
 
-from bench import bench_landing, bench_site_create
+from bench import bench_landing, bench_search, bench_site_create
 from bench.common import (
     BENCH_DATABASE,
     DEFAULT_DATABASE_URL,
@@ -34,6 +34,7 @@ from bench.common import (
 BENCHMARKS = {
     bench_site_create.NAME: bench_site_create,
     bench_landing.NAME: bench_landing,
+    bench_search.NAME: bench_search,
 }
 
 
@@ -58,7 +59,16 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--create-budget", type=float, default=300,
         help="seconds the landing benchmark may spend creating sites before it gives up (default 300)",
     )  # fmt: skip
+    parser.add_argument(
+        "--profiles", type=int, default=1_000_000, help="profiles in the search benchmark's site (default 1000000)"
+    )
+    parser.add_argument("--deep-page", type=int, default=400, help="the search benchmark's deep page (default 400)")
+    parser.add_argument(
+        "--latency-samples", type=int, default=50, help="requests per page in the search latency (default 50)"
+    )
     args = parser.parse_args(argv)
+    if args.deep_page < 2 or args.latency_samples < 1:
+        parser.error("--deep-page must be at least 2 and --latency-samples positive")
     if args.requests < 1 or args.rounds < 1 or args.concurrency < 1 or args.create_sites < 1 or args.warmup < 0:
         parser.error("--requests, --rounds, --concurrency and --create-sites must be positive")
     return args
@@ -107,6 +117,14 @@ def environment(source_url: str) -> dict:
     return info
 
 
+def _by_name(results: list[Result]) -> dict:
+    """Each benchmark's row, or its rows (a list) when it gives several."""
+    grouped: dict[str, list[dict]] = {}
+    for result in results:
+        grouped.setdefault(result.name, []).append(result.as_dict())
+    return {name: rows[0] if len(rows) == 1 else rows for name, rows in grouped.items()}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     started = time.perf_counter()
@@ -134,15 +152,18 @@ def main(argv: list[str] | None = None) -> int:
         log(f"benchmark {name}")
         t0 = time.perf_counter()
         try:
-            result = module.run(args)
+            outcome = module.run(args)
         except Exception as exc:  # noqa: BLE001 - reported in the table; the exit status says it
             if not isinstance(exc, BenchError):
                 traceback.print_exc()
             title = module.title(args.sites) if callable(getattr(module, "title", None)) else module.TITLE
-            result = Result(name=name, title=title, error=f"{type(exc).__name__}: {exc}")
-        result.seconds = round(time.perf_counter() - t0, 1)
-        log(f"benchmark {name}: {result.seconds:.1f} s")
-        results.append(result)
+            outcome = Result(name=name, title=title, error=f"{type(exc).__name__}: {exc}")
+        # A benchmark gives one row, or several (search: throughput and depth).
+        rows = outcome if isinstance(outcome, list) else [outcome]
+        for row in rows:
+            row.seconds = round(time.perf_counter() - t0, 1)
+        log(f"benchmark {name}: {rows[0].seconds:.1f} s")
+        results.extend(rows)
 
     connections.close_all()
     total = time.perf_counter() - started
@@ -159,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
         "arguments": vars(args),
         "environment": environment(source_url),
         "table": table,
-        "benchmarks": {result.name: result.as_dict() for result in results},
+        "benchmarks": _by_name(results),
         "ok": not any(result.error for result in results),
     }
     (RESULTS_DIR / "latest.json").write_text(json.dumps(report, indent=2) + "\n")

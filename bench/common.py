@@ -157,13 +157,14 @@ def setup_django(bench_url: str) -> None:
         raise BenchError(f"Django uses database {configured!r}, not the bench database")
 
 
-def server_env() -> dict:
+def server_env(settings_module: str = "config.settings.local") -> dict:
     """Environment of a server process: this process's, which already points at the
-    bench database (setup_django)."""
+    bench database (setup_django). `settings_module` may be bench.settings, which adds
+    bench-only URLs."""
     env = dict(os.environ)
     env.update(
         {
-            "DJANGO_SETTINGS_MODULE": "config.settings.local",
+            "DJANGO_SETTINGS_MODULE": settings_module,
             "DJANGO_DEBUG": "false",
             "CACHE_KEY_PREFIX": BENCH_CACHE_PREFIX,
             "PYTHONUNBUFFERED": "1",
@@ -196,9 +197,16 @@ def stop_process(process: subprocess.Popen, timeout: float = 10) -> None:
 
 
 @contextmanager
-def uvicorn_server(host_header: str, expect: str, *, start_timeout: float = 60) -> Iterator[tuple[str, int]]:
+def uvicorn_server(
+    host_header: str,
+    expect: str,
+    *,
+    start_timeout: float = 60,
+    path: str = "/",
+    settings_module: str = "config.settings.local",
+) -> Iterator[tuple[str, int]]:
     """A uvicorn worker serving config.asgi:application on a free port; yields its
-    base URL and process id once GET / for `host_header` answers 200 and contains
+    base URL and process id once GET `path` for `host_header` answers 200 and contains
     `expect`. With --workers 1 uvicorn serves in that very process."""
     import httpx
 
@@ -213,7 +221,12 @@ def uvicorn_server(host_header: str, expect: str, *, start_timeout: float = 60) 
         output.write(f"--- uvicorn on port {port}, Host {host_header}, {time.strftime('%H:%M:%S')}\n")
         output.flush()
         process = subprocess.Popen(
-            args, cwd=ROOT, env=server_env(), start_new_session=True, stdout=output, stderr=subprocess.STDOUT
+            args,
+            cwd=ROOT,
+            env=server_env(settings_module),
+            start_new_session=True,
+            stdout=output,
+            stderr=subprocess.STDOUT,
         )
     base_url = f"http://127.0.0.1:{port}"
     try:
@@ -223,7 +236,7 @@ def uvicorn_server(host_header: str, expect: str, *, start_timeout: float = 60) 
             if process.poll() is not None:
                 raise BenchError(f"uvicorn exited with status {process.returncode} while starting; see {server_log}")
             try:
-                response = httpx.get(base_url + "/", headers={"Host": host_header}, timeout=10)
+                response = httpx.get(base_url + path, headers={"Host": host_header}, timeout=10)
                 if response.status_code == 200 and expect in response.text:
                     break
                 last = f"status {response.status_code}"
@@ -250,10 +263,11 @@ def run_loadgen(
     rounds: int,
     server_pid: int | None = None,
     timeout: float = 600,
+    path: str = "/",
 ) -> dict:
     """Runs bench.loadgen in a process of its own and returns its JSON report."""
     args = [
-        PYTHON, "-m", "bench.loadgen", "--url", base_url, "--host", host, "--expect", expect,
+        PYTHON, "-m", "bench.loadgen", "--url", base_url, "--host", host, "--expect", expect, "--path", path,
         "--requests", str(requests), "--warmup", str(warmup), "--concurrency", str(concurrency),
         "--rounds", str(rounds), *(["--server-pid", str(server_pid)] if server_pid else []),
     ]  # fmt: skip

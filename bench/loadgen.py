@@ -1,4 +1,4 @@
-"""The load generator: GET / on one site with a fixed concurrency over keep-alive
+"""The load generator: GET / (or --path) on one site with a fixed concurrency over keep-alive
 connections, in a process of its own (no Django here).
 
     python -m bench.loadgen --url http://127.0.0.1:PORT --host clone-1.bench.localhost \
@@ -54,7 +54,9 @@ def cpu_seconds(pid: int | None) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def run_phase(client: httpx.AsyncClient, count: int, concurrency: int, expect: bytes, failures: list) -> list:
+async def run_phase(
+    client: httpx.AsyncClient, count: int, concurrency: int, expect: bytes, failures: list, path: str = "/"
+) -> list:
     """`count` requests by `concurrency` workers; returns the latencies in seconds."""
     remaining = count
     latencies: list[float] = []
@@ -65,7 +67,7 @@ async def run_phase(client: httpx.AsyncClient, count: int, concurrency: int, exp
             remaining -= 1
             started = time.perf_counter()
             try:
-                response = await client.get("/")
+                response = await client.get(path)
                 body = response.content
             except httpx.HTTPError as exc:
                 failures.append(f"{type(exc).__name__}: {exc}")
@@ -89,12 +91,12 @@ async def main_async(args: argparse.Namespace) -> dict:
         timeout=httpx.Timeout(30.0),
         cookies=httpx.Cookies(http.cookiejar.CookieJar(policy=NoCookies())),
     ) as client:
-        await run_phase(client, args.warmup, args.concurrency, expect, failures)
+        await run_phase(client, args.warmup, args.concurrency, expect, failures, args.path)
         rounds = []
         for _ in range(args.rounds):
             cpu_before = cpu_seconds(args.server_pid)
             started = time.perf_counter()
-            latencies = await run_phase(client, args.requests, args.concurrency, expect, failures)
+            latencies = await run_phase(client, args.requests, args.concurrency, expect, failures, args.path)
             elapsed = time.perf_counter() - started
             cpu_after = cpu_seconds(args.server_pid)
             latencies.sort()
@@ -116,6 +118,7 @@ async def main_async(args: argparse.Namespace) -> dict:
     cpu = [item["server_cpu_ms_per_request"] for item in rounds if item["server_cpu_ms_per_request"] is not None]
     return {
         "host": args.host,
+        "path": args.path,
         "concurrency": args.concurrency,
         "warmup": args.warmup,
         "rounds": rounds,
@@ -132,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--url", required=True, help="base URL of the server, e.g. http://127.0.0.1:8123")
     parser.add_argument("--host", required=True, help="Host header: the site's domain")
     parser.add_argument("--expect", required=True, help="text every response must contain")
+    parser.add_argument("--path", default="/", help="path and query string to request (default /)")
     parser.add_argument("--requests", type=int, default=2000, help="measured requests per round")
     parser.add_argument("--warmup", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=8)

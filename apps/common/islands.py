@@ -130,10 +130,57 @@ def signup_strings(min_age: int = 18) -> dict:
     }
 
 
+def search_strings() -> dict:
+    """The search island (/members). Counts come translated with the results
+    (`num_results_text`, `num_similar_text`: plural forms need the server's gettext)."""
+    return {
+        "title": _("Search members"),
+        "filters": _("Filters"),
+        "gender": _("Looking for"),
+        "country": _("Country"),
+        "region": _("Region"),
+        "anyRegion": _("All regions"),
+        "minAge": _("From age"),
+        "maxAge": _("To age"),
+        "any": _("Any"),
+        "search": _("Search"),
+        "clear": _("Clear"),
+        "loadMore": _("Load more"),
+        "loading": _("Loading…"),
+        "noResults": _("No members match your search. Try other filters."),
+        "cleared": _("Choose what you are looking for and press Search."),
+        "similarTitle": _("Similar members"),
+        "noPhoto": _("No photo"),
+        "fictional": _("Fictional profile"),
+        "error": _("An error has occurred."),
+    }
+
+
+def match_finder_strings() -> dict:
+    """The match finder island (/match-finder): steps, then the search results."""
+    return {
+        **search_strings(),
+        "title": _("Match finder"),
+        "intro": _("Answer a few questions and we show you the members who suit you best."),
+        "stepOf": _("Step {step} of {total}"),
+        "genderTitle": _("Who are you looking for?"),
+        "ageTitle": _("How old should they be?"),
+        "locationTitle": _("Where should they live?"),
+        "moreTitle": _("A little more about them"),
+        "back": _("Back"),
+        "next": _("Next"),
+        "showMatches": _("Show my matches"),
+        "resultsTitle": _("Your matches"),
+        "restart": _("Start again"),
+    }
+
+
 # Every string an island shows, translated on the server (islands never hard-code text).
 ISLAND_STRINGS: dict[str, Callable[[], dict]] = {
     "EntryWarning": entry_warning_strings,
     "Signup": signup_strings,
+    "Search": search_strings,
+    "MatchFinder": match_finder_strings,
 }
 
 

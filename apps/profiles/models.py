@@ -100,6 +100,31 @@ class Profile(models.Model):
         verbose_name_plural = _("profiles")
         indexes = [
             models.Index(fields=["status", "gender", "country", "date_of_birth"], name="profile_search_idx"),
+            # Search pages newest first (apps.profiles.search): keyset pagination reads
+            # these in order, with or without a gender filter.
+            models.Index(
+                "country",
+                models.F("created").desc(),
+                models.F("id").desc(),
+                name="profile_search_new_idx",
+                condition=models.Q(status="active"),
+            ),
+            models.Index(
+                "country",
+                "gender",
+                models.F("created").desc(),
+                models.F("id").desc(),
+                name="profile_search_gender_new_idx",
+                condition=models.Q(status="active"),
+            ),
+            models.Index(
+                "country",
+                "region",
+                models.F("created").desc(),
+                models.F("id").desc(),
+                name="profile_search_region_new_idx",
+                condition=models.Q(status="active"),
+            ),
         ]
 
     def __str__(self) -> str:

@@ -1,7 +1,7 @@
 """Reads about profiles and photos."""
 
 from django.core.paginator import Page, Paginator
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 
 from apps.profiles.models import Gender, Photo, PhotoStatus, Profile, ProfileStatus, Sexuality
 from apps.tenants.constants import Niche
@@ -61,3 +61,26 @@ def public_thumb_url(profile: Profile) -> str | None:
     if photo is None or photo.status != PhotoStatus.ACTIVE or not photo.thumb:
         return None
     return photo.thumb.url
+
+
+def photos_visible_to(viewer, profile: Profile) -> QuerySet[Photo]:
+    """The profile's photos the viewer may see: the owner all of their own (with their
+    status), everyone else only approved ones. Oldest first."""
+    photos = Photo.objects.filter(profile=profile).order_by("created", "pk")
+    if getattr(viewer, "is_authenticated", False) and profile.user_id == viewer.pk:
+        return photos
+    return photos.filter(status=PhotoStatus.ACTIVE)
+
+
+def own_photos(profile: Profile) -> QuerySet[Photo]:
+    """The member's own photos for the profile page (rejected ones too, with their status)."""
+    return Photo.objects.filter(profile=profile).order_by("created", "pk")
+
+
+def profile_photo_alert_shown(user) -> bool:
+    """Spec §4: a logged-in member without an approved or waiting photo, who did not
+    dismiss the alert, is asked to add one. One query."""
+    if not getattr(user, "is_authenticated", False) or "profile_photo" in (user.dismissals or {}):
+        return False
+    with_photo = Photo.objects.filter(profile_id=OuterRef("pk"), status__in=[PhotoStatus.ACTIVE, PhotoStatus.PENDING])
+    return Profile.objects.filter(user_id=user.pk).exclude(Exists(with_photo)).exists()

@@ -24,6 +24,7 @@ import { installProgressBar } from "../lib/progress";
 import { installPushMessageHandler } from "../lib/push";
 import { appStore, updateAppBadge } from "../lib/store";
 import { autoshowModals, installResendConfirmation } from "./activationReminder";
+import { installDismissAlerts } from "./dismissAlerts";
 
 installChunkReloadGuard();
 installProgressBar();
@@ -42,6 +43,8 @@ for (const el of document.querySelectorAll(".toast[data-autoshow]")) {
 // Server-rendered modals marked data-autoshow (e.g. the activation reminder after signup).
 autoshowModals();
 installResendConfirmation();
+// Dismissible alerts (spec §4): the dismissal is stored on the server.
+installDismissAlerts();
 
 // App badge and "(N) " title prefix (spec §4). Only touched once there is something to
 // show or the totals change, so the server-rendered title stays as it is otherwise.

@@ -1,7 +1,5 @@
 """Signing up and confirming the e-mail address (spec §4 Signup, §5)."""
 
-from datetime import date
-
 from allauth.account.models import EmailAddress, EmailConfirmationHMAC
 from allauth.core import ratelimit
 from django.conf import settings
@@ -11,29 +9,20 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest
-from django.utils import timezone, translation
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 from apps.accounts.models import SignupMessage, SignupTracking, User, UserStatus
-from apps.accounts.selectors import age_on, signup_allowed, user_by_email
+from apps.accounts.selectors import signup_allowed, user_by_email
 from apps.accounts.services.directory import directory_sync
 from apps.accounts.services.tokens import member_token_read
 from apps.accounts.tracking import tracking_from_session
 from apps.common.exceptions import ApplicationError
 from apps.profiles.models import Profile, ProfileStatus
+from apps.profiles.services.profile import date_of_birth_clean, name_error
 from apps.tenants.selectors import request_country, selected_country
 
 AUTH_BACKEND = "allauth.account.auth_backends.AuthenticationBackend"
-NAME_MAX_LENGTH = 30
-
-
-def _parse_date(value) -> date | None:
-    if isinstance(value, date):
-        return value
-    try:
-        return date.fromisoformat(str(value))
-    except (TypeError, ValueError):
-        return None
 
 
 def signup_validate(*, request: HttpRequest, email: str, name: str, date_of_birth, password: str) -> dict:
@@ -47,30 +36,12 @@ def signup_validate(*, request: HttpRequest, email: str, name: str, date_of_birt
         validate_email(email)
     except ValidationError:
         errors.setdefault("email", []).append(_("Invalid email"))
-    if not name:
-        errors.setdefault("name", []).append(_("Enter a name"))
-    elif name.startswith("@"):
-        errors.setdefault("name", []).append(_("Username may not start with @"))
-    elif name.casefold() == email.casefold():
-        errors.setdefault("name", []).append(_("Username may not be the same as your e-mail address"))
-    elif len(name) > NAME_MAX_LENGTH:
-        errors.setdefault("name", []).append(
-            _("A name can have at most %(max)s characters.") % {"max": NAME_MAX_LENGTH}
-        )
-    elif User.objects.filter(username__iexact=name).exists():
-        errors.setdefault("name", []).append(_("This name is already taken."))
-    born = _parse_date(date_of_birth)
-    today = timezone.localdate()
-    if date_of_birth in (None, ""):
-        errors.setdefault("date_of_birth", []).append(
-            _("Enter your date of birth (%(min_age)s+)") % {"min_age": site.min_age}
-        )
-    elif born is None or born > today or age_on(born, today) > 120:
-        errors.setdefault("date_of_birth", []).append(_("Invalid date of birth."))
-    elif age_on(born, today) < site.min_age:
-        errors.setdefault("date_of_birth", []).append(
-            _("Enter your date of birth (%(min_age)s+)") % {"min_age": site.min_age}
-        )
+    message = name_error(name, email=email)
+    if message:
+        errors.setdefault("name", []).append(message)
+    born, message = date_of_birth_clean(date_of_birth, min_age=site.min_age)
+    if message:
+        errors.setdefault("date_of_birth", []).append(message)
     try:
         validate_password(password or "", user=User(username=name, email=email))
     except ValidationError as error:

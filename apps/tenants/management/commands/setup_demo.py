@@ -15,7 +15,20 @@ class Command(BaseCommand):
         parser.add_argument("--port", default="8000")
 
     def handle(self, *args, **options) -> None:
-        demo_sites_ensure()
+        sites = demo_sites_ensure()
+        # Demo profiles once: a site that has any profile is left alone, so a second
+        # `make run` costs one query per site.
+        from django_tenants.utils import tenant_context
+
+        from apps.profiles.models import Profile
+        from apps.profiles.services.demo import demo_profiles_seed
+
+        for site in sites:
+            with tenant_context(site):
+                empty = not Profile.objects.exists()
+            if empty:
+                made = demo_profiles_seed(site=site)
+                self.stdout.write(f"  {site.name}: {made} demo profiles")
         credentials = Path(settings.BASE_DIR) / ".data" / "admin-credentials.txt"
         User = get_user_model()
         if not User.objects.filter(username="admin").exists():

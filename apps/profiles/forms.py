@@ -1,0 +1,13 @@
+"""Forms of the profile pages. They only parse; the rules are in the services."""
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from apps.profiles.models import ComplaintReason
+
+
+class ComplaintForm(forms.Form):
+    reason = forms.ChoiceField(label=_("Reason"), choices=[("", "---------"), *ComplaintReason.choices], required=False)
+    text = forms.CharField(label=_("Your complaint"), required=False, strip=False)
+    email = forms.CharField(label=_("E-mail address for our answer"), max_length=254, required=False)
+    profile = forms.IntegerField(required=False, widget=forms.HiddenInput)

@@ -1,0 +1,509 @@
+"""Member search (spec §3 "Search state", §4 "Search results", issue 4): the filters and
+their defaults, validation, keyset pagination, cached counts and similar results.
+
+Every list starts from `profiles_visible_to`. Reads only; the API view and the pages
+call `search_params_parse` and then `search_run`."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime
+
+from django.core.cache import cache
+from django.db.models import Q, QuerySet
+from django.http import QueryDict
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+
+from apps.accounts.selectors import age_on
+from apps.accounts.tracking import has_tracking_network
+from apps.common.exceptions import ApplicationError
+from apps.profiles.models import (
+    Block,
+    BodyType,
+    EyeColor,
+    Gender,
+    HairColor,
+    Profile,
+    RelationshipStatus,
+    Sexuality,
+    Tattoos,
+)
+from apps.profiles.selectors import looking_for_genders, public_thumb_url
+from apps.profiles.visibility import profiles_visible_to
+from apps.tenants.constants import SEARCHABLE_PROFILE_FIELDS
+from apps.tenants.models import Site
+from apps.tenants.selectors import regions_for_country
+
+PAGE_SIZE = 24
+MAX_AGE = 99
+# `page` without a cursor reads OFFSET rows; past this the island's cursor must be used.
+MAX_PAGE = 500
+COUNT_TTL = 60
+CURSOR_TTL = 600
+SIMILAR_AGE_WIDENING = 5
+ALL_GENDERS = "all"
+
+# The site's search fields that are single choices; "interests" is a list of the site's.
+CHOICE_FIELDS: dict[str, type] = {
+    "relationship_status": RelationshipStatus,
+    "body_type": BodyType,
+    "hair_color": HairColor,
+    "eye_color": EyeColor,
+    "tattoos": Tattoos,
+    "sexuality": Sexuality,
+}
+FIELD_LABELS = {
+    "gender": gettext_lazy("gender"),
+    "relationship_status": gettext_lazy("relationship status"),
+    "body_type": gettext_lazy("body type"),
+    "hair_color": gettext_lazy("hair colour"),
+    "eye_color": gettext_lazy("eye colour"),
+    "tattoos": gettext_lazy("tattoos"),
+    "sexuality": gettext_lazy("sexuality"),
+    "interests": gettext_lazy("interests"),
+}
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """What a search looks for. `country` empty means any of `countries` (the site's)."""
+
+    genders: tuple[str, ...]
+    country: str
+    countries: tuple[str, ...]
+    region: str
+    min_age: int
+    max_age: int
+    # (name, value) of the site's search fields, sorted; interests' value is a tuple.
+    fields: tuple[tuple[str, str | tuple[str, ...]], ...] = ()
+
+    def key(self) -> str:
+        """Stable across processes; the cache adds the site's schema."""
+        raw = json.dumps([self.genders, self.country, self.countries, self.region, self.min_age, self.max_age,
+                          self.fields])  # fmt: skip
+        return hashlib.sha1(raw.encode(), usedforsecurity=False).hexdigest()
+
+    def payload(self, *, niche_genders: tuple[str, ...]) -> dict:
+        """The filters as the island shows them (and as query parameters)."""
+        if len(niche_genders) == 1:
+            gender = niche_genders[0]
+        elif set(self.genders) >= set(niche_genders):
+            gender = ALL_GENDERS
+        else:
+            gender = self.genders[0]
+        data: dict = {
+            "gender": gender,
+            "country": self.country,
+            "region": self.region,
+            "min_age": self.min_age,
+            "max_age": self.max_age,
+        }
+        for name, value in self.fields:
+            data[name] = list(value) if isinstance(value, tuple) else value
+        return data
+
+
+@dataclass
+class SearchRequest:
+    filters: SearchFilters
+    page: int = 1
+    cursor: tuple[datetime, int] | None = None
+    niche_genders: tuple[str, ...] = field(default=(Gender.MALE, Gender.FEMALE))
+
+
+@dataclass
+class SearchResult:
+    results: list[Profile]
+    page: int
+    num_results: int
+    has_more: bool
+    next_cursor: str | None
+    similar: list[Profile]
+    num_similar: int
+    filters: dict
+
+
+# --- Who may search ---------------------------------------------------------------
+
+
+def search_allowed(request) -> bool:
+    """Members always; visitors when the site lets them (spec §6), possibly only those
+    who came through a tracking network."""
+    if request.user.is_authenticated:
+        return True
+    site: Site = request.site
+    return bool(site.logged_out_search or (site.logged_out_search_trafficsource and has_tracking_network(request)))
+
+
+def search_forbidden_error() -> ApplicationError:
+    return ApplicationError("authentication_required", _("Log in or sign up to search members."), status_code=403)
+
+
+# --- Parameters -------------------------------------------------------------------
+
+
+def own_profile(user) -> Profile | None:
+    if not getattr(user, "is_authenticated", False):
+        return None
+    try:
+        return user.profile
+    except Profile.DoesNotExist:
+        return None
+
+
+def niche_genders(site: Site) -> tuple[str, ...]:
+    """The genders a site shows at all: a visitor's default."""
+    return tuple(looking_for_genders(site=site, gender="", sexuality=""))
+
+
+def search_defaults(*, site: Site, profile: Profile | None) -> SearchFilters:
+    """Members: the genders they look for and their own country when the site has it;
+    visitors: every gender of the niche and the site's first country. All ages."""
+    codes = tuple(site.country_codes)
+    if profile is not None:
+        genders = looking_for_genders(site=site, gender=profile.gender, sexuality=profile.sexuality)
+        own_country = profile.country.code if profile.country else ""
+        country = own_country if own_country in codes else codes[0]
+    else:
+        genders = list(niche_genders(site))
+        country = codes[0]
+    return SearchFilters(
+        genders=tuple(sorted(genders)),
+        country=country,
+        countries=codes,
+        region="",
+        min_age=site.min_age,
+        max_age=MAX_AGE,
+    )
+
+
+def _encode_cursor(created: datetime, pk: int) -> str:
+    raw = json.dumps([created.isoformat(), pk]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(value: str) -> tuple[datetime, int]:
+    try:
+        raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
+        created, pk = json.loads(raw)
+        moment = datetime.fromisoformat(created)
+        if moment.tzinfo is None or not isinstance(pk, int) or isinstance(pk, bool):
+            raise ValueError
+        return moment, pk
+    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
+        raise ValueError from None
+
+
+def search_params_parse(*, site: Site, viewer, params: QueryDict | dict) -> SearchRequest:
+    """The search from query parameters, with the defaults for what is absent or blank.
+    Raises ApplicationError("invalid_search") with a translated message per bad parameter
+    in `fields`. Parameters of fields the site does not search on are ignored."""
+    if not isinstance(params, QueryDict):
+        query = QueryDict(mutable=True)
+        for key, value in params.items():
+            for item in value if isinstance(value, list | tuple) else [value]:
+                query.appendlist(key, str(item))
+        params = query
+    profile = own_profile(viewer)
+    defaults = search_defaults(site=site, profile=profile)
+    allowed_genders = niche_genders(site)
+    errors: dict[str, list[str]] = {}
+
+    def value(name: str) -> str:
+        return (params.get(name) or "").strip()
+
+    def invalid_choice(name: str) -> str:
+        return _("This is not a valid choice for %(field)s.") % {"field": FIELD_LABELS[name]}
+
+    genders = defaults.genders
+    gender = value("gender")
+    if gender == ALL_GENDERS:
+        genders = tuple(sorted(allowed_genders))
+    elif gender:
+        if gender in allowed_genders:
+            genders = (gender,)
+        else:
+            errors["gender"] = [invalid_choice("gender")]
+
+    country = defaults.country
+    if value("country"):
+        if value("country").upper() in defaults.countries:
+            country = value("country").upper()
+        else:
+            errors["country"] = [_("This country is not available on this site.")]
+
+    region = value("region").upper()
+    if region and "country" not in errors and region not in {item["code"] for item in regions_for_country(country)}:
+        errors["region"] = [_("This region does not belong to the chosen country.")]
+        region = ""
+
+    ages = {"min_age": defaults.min_age, "max_age": defaults.max_age}
+    for name in ("min_age", "max_age"):
+        if not value(name):
+            continue
+        try:
+            age = int(value(name))
+        except ValueError:
+            age = -1
+        if not site.min_age <= age <= MAX_AGE:
+            errors[name] = [
+                _("Choose an age from %(min_age)s to %(max_age)s.") % {"min_age": site.min_age, "max_age": MAX_AGE}
+            ]
+        else:
+            ages[name] = age
+    if "min_age" not in errors and "max_age" not in errors and ages["min_age"] > ages["max_age"]:
+        errors["max_age"] = [_("The maximum age cannot be lower than the minimum age.")]
+
+    fields: list[tuple[str, str | tuple[str, ...]]] = []
+    for name in site.search_fields:
+        if name not in SEARCHABLE_PROFILE_FIELDS:
+            continue
+        if name == "interests":
+            chosen = [item.strip() for raw in params.getlist(name) for item in raw.split(",") if item.strip()]
+            if not chosen:
+                continue
+            if any(item not in site.interests for item in chosen):
+                errors[name] = [invalid_choice(name)]
+            else:
+                fields.append((name, tuple(sorted(set(chosen)))))
+        elif value(name):
+            if value(name) in CHOICE_FIELDS[name].values:
+                fields.append((name, value(name)))
+            else:
+                errors[name] = [invalid_choice(name)]
+
+    page = 1
+    if value("page"):
+        try:
+            page = int(value("page"))
+        except ValueError:
+            page = 0
+        # With a cursor the page number only labels the answer: no offset is read.
+        if page < 1 or (page > MAX_PAGE and not value("cursor")):
+            errors["page"] = [_("Choose a page from 1 to %(max)s.") % {"max": MAX_PAGE}]
+    cursor = None
+    if value("cursor"):
+        try:
+            cursor = _decode_cursor(value("cursor"))
+        except ValueError:
+            errors["cursor"] = [_("This list has changed. Please search again.")]
+
+    if errors:
+        first = next(iter(errors.values()))[0]
+        raise ApplicationError("invalid_search", first, extra={"fields": errors})
+    filters = SearchFilters(
+        genders=genders,
+        country=country,
+        countries=defaults.countries,
+        region=region,
+        min_age=ages["min_age"],
+        max_age=ages["max_age"],
+        fields=tuple(sorted(fields)),
+    )
+    return SearchRequest(filters=filters, page=page, cursor=cursor, niche_genders=allowed_genders)
+
+
+# --- Queries ----------------------------------------------------------------------
+
+
+def _years_ago(today: date, years: int) -> date:
+    try:
+        return today.replace(year=today.year - years)
+    except ValueError:  # 29 February
+        return today.replace(year=today.year - years, day=28)
+
+
+def filters_q(filters: SearchFilters) -> Q:
+    """The filters as one condition on Profile's own columns (no joins), so that it can
+    also be excluded (similar results leave the exact matches out)."""
+    today = timezone.localdate()
+    q = Q(
+        date_of_birth__lte=_years_ago(today, filters.min_age),
+        date_of_birth__gt=_years_ago(today, filters.max_age + 1),
+    )
+    # Both genders is no gender filter, so the index without gender serves it.
+    if set(filters.genders) != set(Gender.values):
+        q &= Q(gender__in=filters.genders) if len(filters.genders) > 1 else Q(gender=filters.genders[0])
+    q &= Q(country=filters.country) if filters.country else Q(country__in=filters.countries)
+    if filters.region:
+        q &= Q(region=filters.region)
+    for name, value in filters.fields:
+        q &= Q(interests__contains=list(value)) if name == "interests" else Q(**{name: value})
+    return q
+
+
+CARD_FIELDS = (
+    "id",
+    "name",
+    "date_of_birth",
+    "city",
+    "region",
+    "country",
+    "is_fictional",
+    "is_cam",
+    "created",
+    "main_photo__status",
+    "main_photo__thumb",
+)
+
+
+def _listed(queryset: QuerySet[Profile]) -> QuerySet[Profile]:
+    return queryset.select_related("main_photo").only(*CARD_FIELDS).order_by("-created", "-id")
+
+
+def _hidden_q(viewer) -> Q | None:
+    """Profiles `profiles_visible_to(viewer)` leaves out beyond what every visitor misses:
+    the viewer's own and blocks either way. One query, on the block table only."""
+    if not getattr(viewer, "is_authenticated", False):
+        return None
+    own = own_profile(viewer)
+    condition = Q(blocker_id=viewer.pk)
+    if own is not None:
+        condition |= Q(blocked_id=own.pk)
+    blocked_profiles: list[int] = []
+    blocker_users: list[int] = [viewer.pk]
+    for blocker_id, blocked_id in Block.objects.filter(condition).values_list("blocker_id", "blocked_id"):
+        if blocker_id == viewer.pk:
+            blocked_profiles.append(blocked_id)
+        else:
+            blocker_users.append(blocker_id)
+    return (
+        Q(user_id__in=blocker_users) | Q(pk__in=blocked_profiles) if blocked_profiles else Q(user_id__in=blocker_users)
+    )
+
+
+def _count(filters: SearchFilters, hidden: Q | None) -> int:
+    """Matches for this viewer: the count for every visitor is cached per site and filters
+    for COUNT_TTL seconds (an exact count reads every match); what this viewer may not see
+    is subtracted with a query on the primary and user keys."""
+    visible = profiles_visible_to(None).filter(filters_q(filters))
+    total = cache.get_or_set(f"search-count:{filters.key()}", visible.count, COUNT_TTL)
+    if hidden is not None:
+        total -= visible.filter(hidden).count()
+    return max(total, 0)
+
+
+def _cursor_cache_key(filters: SearchFilters, viewer, page: int) -> str:
+    who = viewer.pk if getattr(viewer, "is_authenticated", False) else "visitor"
+    return f"search-cursor:{filters.key()}:{who}:{page}"
+
+
+def _similar_steps(*, site: Site, filters: SearchFilters) -> list[SearchFilters]:
+    """Ever wider filters: without the region, then 5 years wider each way, then any of the
+    site's countries. Steps that change nothing are left out."""
+    steps: list[SearchFilters] = []
+    current = filters
+    if current.region:
+        current = replace(current, region="")
+        steps.append(current)
+    wider = replace(
+        current,
+        min_age=max(site.min_age, current.min_age - SIMILAR_AGE_WIDENING),
+        max_age=min(MAX_AGE, current.max_age + SIMILAR_AGE_WIDENING),
+    )
+    if wider != current:
+        current = wider
+        steps.append(current)
+    if current.country and len(current.countries) > 1:
+        current = replace(current, country="")
+        steps.append(current)
+    return steps
+
+
+def search_run(*, site: Site, viewer, search: SearchRequest) -> SearchResult:
+    """One page of results, newest first (-created, -id). With a cursor the page starts
+    right after it (keyset: as fast at page 1,000 as at page 1), and `page` only labels
+    the answer; `page` alone uses the cursor of that page if the server cached it for
+    this viewer while serving the page before (by `page`), else an offset.
+    On a first page shorter than PAGE_SIZE, similar results follow with their own count.
+    Queries: the block list, the page, the count (two on a cache miss), plus the similar
+    results' when shown; never one per profile."""
+    filters = search.filters
+    hidden = _hidden_q(viewer)
+    matches = _listed(profiles_visible_to(viewer).filter(filters_q(filters)))
+    cursor = search.cursor
+    if cursor is None and search.page > 1:
+        cached = cache.get(_cursor_cache_key(filters, viewer, search.page))
+        if cached:
+            cursor = _decode_cursor(cached)
+    if cursor is not None:
+        created, pk = cursor
+        page_qs = matches.filter(created__lte=created).filter(Q(created__lt=created) | Q(id__lt=pk))
+        rows = list(page_qs[: PAGE_SIZE + 1])
+    else:
+        offset = (search.page - 1) * PAGE_SIZE
+        rows = list(matches[offset : offset + PAGE_SIZE + 1])
+    has_more = len(rows) > PAGE_SIZE
+    results = rows[:PAGE_SIZE]
+    next_cursor = _encode_cursor(results[-1].created, results[-1].pk) if has_more else None
+    if next_cursor and search.cursor is None:
+        # Only pages the server placed itself: a client's cursor may not match its page.
+        cache.set(_cursor_cache_key(filters, viewer, search.page + 1), next_cursor, CURSOR_TTL)
+    num_results = _count(filters, hidden)
+
+    similar: list[Profile] = []
+    num_similar = 0
+    if search.page == 1 and search.cursor is None and len(results) < PAGE_SIZE:
+        exact = filters_q(filters)
+        steps = _similar_steps(site=site, filters=filters)
+        for index, relaxed in enumerate(steps):
+            candidates = _listed(profiles_visible_to(viewer).filter(filters_q(relaxed)).exclude(exact))
+            similar = list(candidates[:PAGE_SIZE])
+            if len(results) + len(similar) >= PAGE_SIZE or index == len(steps) - 1:
+                # The relaxed filters hold every exact match: their count minus the exact one.
+                num_similar = max(_count(relaxed, hidden) - num_results, len(similar)) if similar else 0
+                break
+
+    return SearchResult(
+        results=results,
+        page=search.page,
+        num_results=num_results,
+        has_more=has_more,
+        next_cursor=next_cursor,
+        similar=similar,
+        num_similar=num_similar,
+        filters=filters.payload(niche_genders=search.niche_genders),
+    )
+
+
+# --- Output -----------------------------------------------------------------------
+
+
+def profile_card(profile: Profile, *, today: date | None = None) -> dict:
+    thumb = public_thumb_url(profile)
+    return {
+        "id": profile.pk,
+        "name": profile.name,
+        "age": age_on(profile.date_of_birth, today or timezone.localdate()) if profile.date_of_birth else None,
+        "city": profile.city,
+        "region": profile.region,
+        "country": profile.country.code if profile.country else "",
+        "main_image": {"thumb_filename": thumb} if thumb else None,
+        "is_fictional": profile.is_fictional,
+        "is_cam": profile.is_cam,
+    }
+
+
+def search_payload(result: SearchResult) -> dict:
+    """The JSON of GET /api/search.php."""
+    today = timezone.localdate()
+    return {
+        "results": [profile_card(profile, today=today) for profile in result.results],
+        "page": result.page,
+        "num_results": result.num_results,
+        "has_more": result.has_more,
+        "next": result.next_cursor,
+        "similar": [profile_card(profile, today=today) for profile in result.similar],
+        "num_similar": result.num_similar,
+        "num_results_text": ngettext("%(count)s member found", "%(count)s members found", result.num_results)
+        % {"count": result.num_results},
+        "num_similar_text": ngettext("%(count)s similar member", "%(count)s similar members", result.num_similar)
+        % {"count": result.num_similar},
+        "filters": result.filters,
+    }

@@ -1,0 +1,30 @@
+"""Dismissible alerts (spec §4): add a profile photo, enable push, disabled
+notifications. A dismissal is stored with its time in User.dismissals[<alert>]."""
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from apps.accounts.models import User
+from apps.common.exceptions import ApplicationError
+
+PROFILE_PHOTO = "profile_photo"
+ENABLE_PUSH = "enable_push"
+DISABLED_NOTIFICATIONS = "disabled_notifications"
+DISMISSIBLE_ALERTS = (PROFILE_PHOTO, ENABLE_PUSH, DISABLED_NOTIFICATIONS)
+
+
+@transaction.atomic
+def alert_dismiss(*, user: User, alert: str) -> str:
+    """Store now as the dismissal time of `alert` (one of DISMISSIBLE_ALERTS) and return
+    it (ISO 8601). The row is locked so that another dismissal stored at the same moment
+    is not overwritten."""
+    if alert not in DISMISSIBLE_ALERTS:
+        message = _("Unknown alert.")
+        raise ApplicationError("invalid", message, extra={"fields": {"alert": [message]}})
+    locked = User.objects.select_for_update().only("pk", "dismissals").get(pk=user.pk)
+    dismissals = dict(locked.dismissals or {})
+    dismissals[alert] = timezone.now().isoformat()
+    User.objects.filter(pk=user.pk).update(dismissals=dismissals)
+    user.dismissals = dismissals
+    return dismissals[alert]

@@ -1,0 +1,464 @@
+"""Member search (issue 4 item 4): GET /api/search.php and the /members page."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from apps.accounts.models import User, UserStatus
+from apps.profiles.models import Block, Photo, PhotoStatus, Profile, ProfileStatus
+from apps.profiles.search import PAGE_SIZE
+from apps.tenants.middleware import site_cache_clear
+from apps.tenants.models import Site
+from conftest import on_site
+
+pytestmark = pytest.mark.django_db
+
+URL = "/api/search.php"
+_names = itertools.count(1)
+
+
+def born(age: int):
+    """A date of birth that makes someone `age` today (well inside the year)."""
+    today = timezone.localdate()
+    return today.replace(year=today.year - age) - timedelta(days=100)
+
+
+def make_profile(*, name: str | None = None, user: bool = False, age: int = 30, **fields) -> Profile:
+    """A profile in the current schema; active, a woman in GB, 30 unless told."""
+    number = next(_names)
+    name = name or f"p{number}"
+    values = {"gender": "female", "country": "GB", "status": ProfileStatus.ACTIVE, "date_of_birth": born(age)}
+    values.update(fields)
+    owner = (
+        User.objects.create_user(f"{name}-{number}", f"{name}-{number}@example.com", "pw-123456789") if user else None
+    )
+    return Profile.objects.create(user=owner, name=name, **values)
+
+
+def add_photo(profile: Profile, status: str = PhotoStatus.ACTIVE) -> None:
+    """A main photo without a file (dimensions given, so nothing is read)."""
+    profile.main_photo = Photo.objects.create(
+        profile=profile, image="photos/a.jpg", thumb="photos/thumbs/a.jpg", width=400, height=400, status=status
+    )
+    profile.save(update_fields=["main_photo"])
+
+
+def member_client(site: Site, client_for, **fields):
+    """A logged-in member with a profile (hetero man in GB unless told)."""
+    with on_site(site):
+        values = {"gender": "male", "sexuality": "hetero", "country": "GB"}
+        values.update(fields)
+        profile = make_profile(name="searcher", user=True, **values)
+        client = client_for(site)
+        client.force_login(profile.user)
+    return client, profile
+
+
+def names(body: dict, key: str = "results") -> list[str]:
+    return [card["name"] for card in body[key]]
+
+
+def set_site(site: Site, **fields) -> None:
+    Site.objects.filter(pk=site.pk).update(**fields)
+    site_cache_clear()
+
+
+@pytest.fixture
+def member(site, client_for):
+    return member_client(site, client_for)
+
+
+class TestFilters:
+    def test_gender_country_region_and_ages(self, site, member):
+        client, _ = member
+        with on_site(site):
+            make_profile(name="match", region="GB-SCT", age=30)
+            make_profile(name="man", gender="male", region="GB-SCT")
+            make_profile(name="other-region", region="GB-ENG")
+            make_profile(name="too-old", region="GB-SCT", age=50)
+            make_profile(name="american", country="US")
+        body = client.get(URL, {"gender": "female", "region": "GB-SCT", "min_age": 25, "max_age": 35}).json()
+        assert names(body) == ["match"]
+        assert body["num_results"] == 1
+        assert body["num_results_text"] == "1 member found"
+        assert body["filters"] == {
+            "gender": "female",
+            "country": "GB",
+            "region": "GB-SCT",
+            "min_age": 25,
+            "max_age": 35,
+        }
+        body = client.get(URL, {"country": "US"}).json()
+        assert names(body) == ["american"]
+
+    def test_the_sites_search_fields_only(self, site, member):
+        client, _ = member
+        set_site(site, search_fields=["body_type", "interests"])
+        with on_site(site):
+            make_profile(name="slim", body_type="slim", hair_color="red", interests=["Travel", "Music"])
+            make_profile(name="curvy", body_type="curvy", hair_color="red", interests=["Travel"])
+        assert names(client.get(URL, {"body_type": "slim"}).json()) == ["slim"]
+        assert names(client.get(URL, {"interests": "Music"}).json()) == ["slim"]
+        assert names(client.get(URL, {"interests": ["Travel"]}).json()) == ["curvy", "slim"]
+        # Not one of this site's search fields: ignored, even with a bad value.
+        assert names(client.get(URL, {"hair_color": "green", "tattoos": "nonsense"}).json()) == ["curvy", "slim"]
+
+    def test_card_shape_with_an_approved_photo_only(self, site, member):
+        client, _ = member
+        with on_site(site):
+            shown = make_profile(name="photo", city="Leeds", region="GB-ENG", is_fictional=True)
+            add_photo(shown)
+            waiting = make_profile(name="waiting")
+            add_photo(waiting, PhotoStatus.PENDING)
+        cards = {card["name"]: card for card in client.get(URL).json()["results"]}
+        assert cards["photo"] == {
+            "id": shown.pk,
+            "name": "photo",
+            "age": 30,
+            "city": "Leeds",
+            "region": "GB-ENG",
+            "country": "GB",
+            "main_image": {"thumb_filename": cards["photo"]["main_image"]["thumb_filename"]},
+            "is_fictional": True,
+            "is_cam": False,
+        }
+        assert cards["photo"]["main_image"]["thumb_filename"].endswith("photos/thumbs/a.jpg")
+        assert cards["waiting"]["main_image"] is None
+
+
+class TestDefaults:
+    def test_a_hetero_woman_on_the_general_site_sees_men_of_her_country(self, site, client_for):
+        client, _ = member_client(site, client_for, gender="female", sexuality="hetero", country="US")
+        with on_site(site):
+            make_profile(name="us-man", gender="male", country="US")
+            make_profile(name="us-woman", gender="female", country="US")
+            make_profile(name="gb-man", gender="male", country="GB")
+        body = client.get(URL).json()
+        assert names(body) == ["us-man"]
+        assert body["filters"]["gender"] == "male"
+        assert body["filters"]["country"] == "US"
+        assert (body["filters"]["min_age"], body["filters"]["max_age"]) == (site.min_age, 99)
+
+    def test_a_country_the_site_lacks_falls_back_to_the_first(self, site, client_for):
+        client, _ = member_client(site, client_for, country="DE")
+        assert client.get(URL).json()["filters"]["country"] == site.country_codes[0]
+
+    def test_the_gay_site_shows_men_to_men(self, gay_site, client_for):
+        client, _ = member_client(gay_site, client_for, gender="male", sexuality="hetero", country="NL")
+        with on_site(gay_site):
+            make_profile(name="nl-man", gender="male", country="NL")
+            make_profile(name="nl-woman", gender="female", country="NL")
+        body = client.get(URL).json()
+        assert names(body) == ["nl-man"]
+        assert body["filters"]["gender"] == "male"
+        # Women are not a choice there.
+        response = client.get(URL, {"gender": "female"})
+        assert response.status_code == 400
+
+    def test_visitors_see_every_gender_in_the_first_country(self, site, client_for):
+        set_site(site, logged_out_search=True)
+        with on_site(site):
+            make_profile(name="woman", gender="female", country="GB")
+            make_profile(name="man", gender="male", country="GB")
+            make_profile(name="american", gender="male", country="US")
+        body = client_for(site).get(URL).json()
+        assert sorted(names(body)) == ["man", "woman"]
+        assert body["filters"]["gender"] == "all"
+        assert body["filters"]["country"] == "GB"
+
+
+class TestExclusions:
+    def test_hidden_blocked_disabled_deleted_and_self_never_show(self, site, client_for):
+        client, me = member_client(site, client_for, gender="female", sexuality="bi")
+        with on_site(site):
+            make_profile(name="shown", user=True)
+            invisible = make_profile(name="invisible", user=True)
+            User.objects.filter(pk=invisible.user_id).update(invisible=True)
+            deleted = make_profile(name="deleted", user=True)
+            User.objects.filter(pk=deleted.user_id).update(status=UserStatus.DELETED)
+            make_profile(name="disabled", status=ProfileStatus.DISABLED)
+            blocked = make_profile(name="blocked", user=True)
+            Block.objects.create(blocker=me.user, blocked=blocked)
+            blocker = make_profile(name="blocker", user=True)
+            Block.objects.create(blocker=blocker.user, blocked=me)
+        body = client.get(URL, {"gender": "all"}).json()
+        assert names(body) == ["shown"]
+        assert body["num_results"] == 1
+
+    def test_another_sites_profiles_never_show(self, site, gay_site, client_for):
+        client, _ = member_client(site, client_for)
+        with on_site(gay_site):
+            make_profile(name="elsewhere", country="GB")
+        with on_site(site):
+            make_profile(name="here")
+        body = client.get(URL).json()
+        assert names(body) == ["here"]
+        assert body["num_results"] == 1
+        assert body["num_similar"] == 0
+
+
+class TestVisitors:
+    def test_refused_when_the_site_does_not_allow_it(self, site, client_for):
+        set_site(site, logged_out_search=False, logged_out_search_trafficsource=False)
+        response = client_for(site).get(URL)
+        assert response.status_code == 403
+        assert response.json()["error"] == {
+            "code": "authentication_required",
+            "message": "Log in or sign up to search members.",
+        }
+
+    def test_allowed_for_everyone(self, site, client_for):
+        set_site(site, logged_out_search=True, logged_out_search_trafficsource=False)
+        assert client_for(site).get(URL).status_code == 200
+
+    def test_trafficsource_visitors_need_a_tracking_network(self, site, client_for):
+        set_site(site, logged_out_search=False, logged_out_search_trafficsource=True)
+        client = client_for(site)
+        assert client.get(URL).status_code == 403
+        assert client.get("/members").context["allowed"] is False
+        # The tracking middleware keeps ?network=... in the session.
+        assert client.get("/", {"network": "adnet"}).status_code == 302
+        assert client.get(URL).status_code == 200
+        assert client.get("/members").context["allowed"] is True
+
+    def test_members_may_always_search(self, site, member):
+        set_site(site, logged_out_search=False, logged_out_search_trafficsource=False)
+        client, _ = member
+        assert client.get(URL).status_code == 200
+
+
+class TestValidation:
+    @pytest.mark.parametrize(
+        ("params", "field", "message"),
+        [
+            ({"min_age": "17"}, "min_age", "Choose an age from 18 to 99."),
+            ({"max_age": "100"}, "max_age", "Choose an age from 18 to 99."),
+            ({"min_age": "abc"}, "min_age", "Choose an age from 18 to 99."),
+            ({"min_age": "40", "max_age": "30"}, "max_age", "The maximum age cannot be lower than the minimum age."),
+            (
+                {"relationship_status": "engaged"},
+                "relationship_status",
+                "This is not a valid choice for relationship status.",
+            ),
+            ({"gender": "robot"}, "gender", "This is not a valid choice for gender."),
+            ({"country": "DE"}, "country", "This country is not available on this site."),
+            ({"country": "GB", "region": "US-AL"}, "region", "This region does not belong to the chosen country."),
+            ({"page": "0"}, "page", "Choose a page from 1 to 500."),
+            ({"cursor": "not-a-cursor"}, "cursor", "This list has changed. Please search again."),
+        ],
+    )
+    def test_a_clear_message_per_bad_parameter(self, site, member, params, field, message):
+        client, _ = member
+        response = client.get(URL, params)
+        assert response.status_code == 400
+        error = response.json()["error"]
+        assert error["code"] == "invalid_search"
+        assert error["message"] == message
+        assert error["fields"] == {field: [message]}
+
+
+class TestPagination:
+    def test_pages_continue_without_overlap_and_the_cursor_agrees(self, site, member):
+        client, _ = member
+        with on_site(site):
+            for _ in range(30):
+                make_profile()
+        first = client.get(URL).json()
+        assert len(first["results"]) == PAGE_SIZE
+        assert first["has_more"] is True
+        assert first["num_results"] == 30
+        assert first["similar"] == [] and first["num_similar"] == 0
+        second = client.get(URL, {"page": 2}).json()
+        assert len(second["results"]) == 6
+        assert second["has_more"] is False and second["next"] is None
+        ids = [card["id"] for card in first["results"] + second["results"]]
+        assert len(set(ids)) == 30
+        with on_site(site):
+            newest_first = list(
+                Profile.objects.exclude(name="searcher").order_by("-created", "-id").values_list("id", flat=True)
+            )
+        assert ids == newest_first
+        by_cursor = client.get(URL, {"cursor": first["next"], "page": 2}).json()
+        assert by_cursor["results"] == second["results"]
+        assert by_cursor["num_results"] == 30
+
+    def test_walking_by_page_number_uses_the_cached_cursors(self, site, member):
+        client, _ = member
+        with on_site(site):
+            for _ in range(50):
+                make_profile()
+        pages = [client.get(URL, {"page": number}).json() for number in (1, 2, 3)]
+        ids = [card["id"] for page in pages for card in page["results"]]
+        assert len(ids) == len(set(ids)) == 50
+        # A client's cursor with a wrong page number does not change what page 2 is.
+        client.get(URL, {"cursor": pages[1]["next"], "page": 1})
+        assert client.get(URL, {"page": 2}).json()["results"] == pages[1]["results"]
+
+    def test_a_page_without_a_cached_cursor_uses_an_offset(self, site, member):
+        from django.core.cache import cache
+
+        client, _ = member
+        with on_site(site):
+            for _ in range(26):
+                make_profile()
+        first = client.get(URL).json()
+        cache.clear()
+        second = client.get(URL, {"page": 2}).json()
+        assert len(second["results"]) == 2
+        assert not {card["id"] for card in second["results"]} & {card["id"] for card in first["results"]}
+
+    def test_profiles_with_the_same_time_keep_a_stable_order(self, site, member):
+        client, _ = member
+        with on_site(site):
+            profiles = [make_profile() for _ in range(30)]
+            Profile.objects.filter(pk__in=[p.pk for p in profiles]).update(created=timezone.now())
+        first = client.get(URL).json()
+        second = client.get(URL, {"cursor": first["next"]}).json()
+        ids = [card["id"] for card in first["results"] + second["results"]]
+        assert ids == sorted((p.pk for p in profiles), reverse=True)
+
+
+class TestSimilar:
+    def test_dropping_the_region_first(self, site, member):
+        client, _ = member
+        with on_site(site):
+            make_profile(name="scot", region="GB-SCT")
+            for index in range(3):
+                make_profile(name=f"english{index}", region="GB-ENG")
+        body = client.get(URL, {"region": "GB-SCT"}).json()
+        assert names(body) == ["scot"]
+        assert body["num_results"] == 1
+        assert sorted(names(body, "similar")) == ["english0", "english1", "english2"]
+        assert body["num_similar"] == 3
+        assert body["num_similar_text"] == "3 similar members"
+
+    def test_wider_ages_then_any_country(self, site, member):
+        client, _ = member
+        with on_site(site):
+            make_profile(name="exact", age=30)
+            make_profile(name="older", age=38)
+            make_profile(name="far-older", age=45)
+            make_profile(name="french", country="FR", age=30)
+        body = client.get(URL, {"min_age": 28, "max_age": 33}).json()
+        assert names(body) == ["exact"]
+        # Ages 23-38 are not enough to fill a page, so every country of the site follows.
+        assert sorted(names(body, "similar")) == ["french", "older"]
+        assert body["num_similar"] == 2
+
+    def test_none_on_later_pages_or_full_pages(self, site, member):
+        client, _ = member
+        with on_site(site):
+            for _ in range(PAGE_SIZE):
+                make_profile(region="GB-SCT")
+            make_profile(name="english", region="GB-ENG")
+        body = client.get(URL, {"region": "GB-SCT"}).json()
+        assert body["similar"] == [] and body["num_similar"] == 0
+
+
+class TestCount:
+    def test_the_count_is_cached_per_site_and_filters(self, site, member):
+        client, _ = member
+        with on_site(site):
+            make_profile()
+        assert client.get(URL).json()["num_results"] == 1
+        with on_site(site):
+            make_profile()
+        body = client.get(URL).json()
+        assert len(body["results"]) == 2
+        assert body["num_results"] == 1  # cached for 60 s
+        assert client.get(URL, {"min_age": 20}).json()["num_results"] == 2  # other filters
+
+    def test_the_cached_count_leaves_out_what_this_member_may_not_see(self, site, client_for):
+        set_site(site, logged_out_search=True)
+        client, me = member_client(site, client_for, gender="female", sexuality="bi")
+        with on_site(site):
+            make_profile(name="a", user=True)
+            blocked = make_profile(name="b", user=True)
+            Block.objects.create(blocker=me.user, blocked=blocked)
+        assert client_for(site).get(URL, {"gender": "all"}).json()["num_results"] == 3  # a visitor: also "searcher"
+        assert client.get(URL, {"gender": "all"}).json()["num_results"] == 1
+
+
+class TestQueryCount:
+    def _queries(self, client, params) -> int:
+        client.get(URL, params)  # warm the site lookup
+        with CaptureQueriesContext(connection) as captured:
+            response = client.get(URL, params)
+        assert response.status_code == 200
+        return len(captured)
+
+    @pytest.mark.parametrize("count", [5, 20])
+    def test_fixed_with_similar_results(self, site, member, django_assert_num_queries, count):
+        client, _ = member
+        with on_site(site):
+            for index in range(count):
+                profile = make_profile(region="GB-ENG" if index % 2 else "GB-SCT", user=True)
+                add_photo(profile)
+        client.get(URL, {"region": "GB-SCT"})
+        # Session, user, own profile, blocks, page, count correction, the similar page
+        # without the region and with any country, its count correction (the counts
+        # themselves are cached by the first call); django-tenants sets the search path
+        # before each.
+        with django_assert_num_queries(2 * 9):
+            body = client.get(URL, {"region": "GB-SCT"}).json()
+        assert len(body["results"]) + len(body["similar"]) == count
+
+    @pytest.mark.parametrize("count", [30, 60])
+    def test_fixed_with_full_pages(self, site, member, django_assert_num_queries, count):
+        client, _ = member
+        with on_site(site):
+            for _ in range(count):
+                make_profile(user=True)
+        client.get(URL)
+        with django_assert_num_queries(2 * 6):
+            body = client.get(URL, {"page": 2}).json()
+        assert len(body["results"]) == min(PAGE_SIZE, count - PAGE_SIZE)
+
+
+# --- The page ------------------------------------------------------------------------
+
+
+def island_props(html: str, name: str) -> dict:
+    element_id = re.search(rf'<div data-island="{name}" id="([^"]+)"></div>', html).group(1)
+    match = re.search(rf'<script id="{element_id}-props" type="application/json">(.*?)</script>', html, re.S)
+    return json.loads(match.group(1))
+
+
+class TestPage:
+    def test_first_page_in_the_props_and_the_noscript_list(self, site, member):
+        client, _ = member
+        with on_site(site):
+            make_profile(name="anna", region="GB-SCT")
+            make_profile(name="bea", region="GB-ENG")
+        html = client.get("/members", {"region": "GB-SCT"}).content.decode()
+        props = island_props(html, "Search")
+        assert names(props["initial"]) == ["anna"]
+        assert names(props["initial"], "similar") == ["bea"]
+        assert props["filters"]["region"] == "GB-SCT"
+        assert props["defaults"]["region"] == ""
+        assert props["apiUrl"] == URL
+        assert props["options"]["regions"]["GB"][0]["code"].startswith("GB-")
+        assert [field["name"] for field in props["options"]["fields"]] == list(site.search_fields)
+        assert props["strings"]["loadMore"] == "Load more"
+        assert "<noscript>" in html and 'href="/members/' in html
+
+    def test_bad_parameters_show_the_message_and_the_defaults(self, site, member):
+        client, _ = member
+        props = island_props(client.get("/members", {"min_age": "5"}).content.decode(), "Search")
+        assert props["error"] == "Choose an age from 18 to 99."
+        assert props["filters"]["min_age"] == site.min_age
+
+    def test_visitors_not_allowed_get_a_login_prompt(self, site, client_for):
+        set_site(site, logged_out_search=False, logged_out_search_trafficsource=False)
+        html = client_for(site).get("/members").content.decode()
+        assert 'data-testid="search-login-prompt"' in html
+        assert 'data-island="Search"' not in html
+        assert "Log in or sign up to search members." in html

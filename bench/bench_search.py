@@ -1,0 +1,296 @@
+"""Benchmark "member search with 1,000,000 profiles".
+
+One site (`search.bench.localhost`, visitors may search) whose schema gets --profiles
+(1,000,000) active profiles, inserted by one INSERT ... SELECT over generate_series
+with pseudo-random but deterministic values (hashint8extended of the row number):
+gender, country (one of the site's three), a real region of that country, date of
+birth (18 to 72 years), created (the last two years); no photos. Then VACUUM ANALYZE.
+
+Served by one uvicorn worker with bench.settings (the site's URLs plus
+bench/pk.json, a bare Django view doing one primary-key query), both measured on the
+same server with the same load generator settings:
+
+(a) requests per second of GET /api/search.php (a visitor's search: one country,
+    women, ages 25 to 45) as a share of those of bench/pk.json. Goal >= 0.5: a search
+    over a million profiles costs at most twice the cheapest view of the stack.
+(b) the latency of a deep page (page --deep-page, 400, reached by following `next`
+    cursors) as a multiple of the first page's (medians of --latency-samples requests
+    each, one at a time, alternating). Goal <= 1.2: keyset pagination does not get
+    slower with depth.
+"""
+
+from __future__ import annotations
+
+import time
+from urllib.parse import urlencode
+
+from bench.common import BenchError, Result, log, median, run_loadgen, uvicorn_server
+
+NAME = "search"
+
+DOMAIN = "search.bench.localhost"
+SITE_NAME = "Bench Search Site"
+COUNTRIES = ["NL", "DE", "GB"]
+SETTINGS_MODULE = "bench.settings"
+PK_PATH = "/bench/pk.json"
+SEARCH_QUERY = {"country": "NL", "gender": "female", "min_age": "25", "max_age": "45"}
+NAMES = ["Emma", "Sophie", "Julia", "Anna", "Laura", "Mia", "Lisa", "Sarah", "Chloe", "Eva",
+         "Liam", "Noah", "Lucas", "Daan", "Sem", "Finn", "Jack", "Oliver", "Harry", "Leo"]  # fmt: skip
+INSERT_BUDGET = 240.0
+
+
+RPS_TITLE = "search req/s: /api/search.php vs pk view"
+DEPTH_TITLE = "search latency (ms): deep page vs page 1"
+TITLE = RPS_TITLE
+
+
+def search_path(**extra) -> str:
+    return "/api/search.php?" + urlencode({**SEARCH_QUERY, **extra})
+
+
+# --- Data ---------------------------------------------------------------------------
+
+
+def _h(salt: int, modulo: int) -> str:
+    """SQL: a deterministic pseudo-random integer in [0, modulo) from the row number."""
+    return f"((hashint8extended(s.i, {salt}) %% {modulo} + {modulo}) %% {modulo})"
+
+
+def insert_profiles(schema: str, count: int) -> dict:
+    """`count` active profiles in the site's schema, in one statement; columns the
+    benchmark does not care about get their model default."""
+    from django.db import connection, transaction
+
+    from apps.profiles.models import Profile
+    from apps.tenants.selectors import regions_for_country
+
+    regions = [[item["code"] for item in regions_for_country(code)] for code in COUNTRIES]
+    country_index = _h(2, len(COUNTRIES))
+    params: dict = {"count": count, "names": NAMES}
+    region_cases = []
+    for index, codes in enumerate(regions):
+        params[f"regions_{index}"] = codes
+        region_cases.append(f"WHEN {index} THEN (%(regions_{index})s::text[])[1 + {_h(3, len(codes))}]")
+    params["countries"] = COUNTRIES
+    expressions = {
+        "name": f"(%(names)s::text[])[1 + {_h(1, len(NAMES))}]",
+        "country": f"(%(countries)s::text[])[1 + {country_index}]",
+        "region": f"CASE {country_index} {' '.join(region_cases)} END",
+        "city": "''",
+        "date_of_birth": f"current_date - (18 * 365 + {_h(4, 55 * 365)})::int",
+        "gender": f"CASE {_h(5, 2)} WHEN 0 THEN 'female' ELSE 'male' END",
+        "sexuality": f"CASE WHEN {_h(6, 10)} < 8 THEN 'hetero' ELSE 'bi' END",
+        "status": "'active'",
+        "created": f"now() - make_interval(secs => {_h(7, 2 * 365 * 86400)})",
+        "updated": "now()",
+        "user_id": "NULL",
+        "main_photo_id": "NULL",
+    }
+    columns, values = [], []
+    for field in Profile._meta.concrete_fields:
+        if field.primary_key:
+            continue
+        columns.append(connection.ops.quote_name(field.column))
+        if field.name in expressions or field.attname in expressions:
+            values.append(expressions.get(field.name) or expressions[field.attname])
+        else:
+            key = f"default_{field.attname}"
+            params[key] = field.get_db_prep_save(field.get_default(), connection)
+            values.append(f"%({key})s")
+    table = f"{connection.ops.quote_name(schema)}.{connection.ops.quote_name(Profile._meta.db_table)}"
+    sql = (
+        f"INSERT INTO {table} ({', '.join(columns)}) "
+        f"SELECT {', '.join(values)} FROM generate_series(1, %(count)s) AS s(i)"
+    )
+    started = time.perf_counter()
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL synchronous_commit = off")
+        cursor.execute("SET LOCAL maintenance_work_mem = '256MB'")
+        cursor.execute(sql, params)
+        inserted = cursor.rowcount
+    insert_seconds = time.perf_counter() - started
+    t0 = time.perf_counter()
+    with connection.cursor() as cursor:  # autocommit: VACUUM cannot run in a transaction
+        cursor.execute(f"VACUUM ANALYZE {table}")
+    vacuum_seconds = time.perf_counter() - t0
+    if inserted != count:
+        raise BenchError(f"inserted {inserted:,} profiles, not {count:,}")
+    return {
+        "profiles": inserted,
+        "insert_seconds": round(insert_seconds, 1),
+        "vacuum_seconds": round(vacuum_seconds, 1),
+    }
+
+
+# --- Measurements -------------------------------------------------------------------
+
+
+def follow_cursors(base_url: str, pages: int) -> tuple[str, list[int]]:
+    """Page 1, then `next` until page `pages`; returns that page's path and the ids
+    seen, which must never repeat."""
+    import httpx
+
+    path = search_path()
+    seen: set[int] = set()
+    with httpx.Client(base_url=base_url, headers={"Host": DOMAIN, "Accept-Language": "en"}, timeout=30) as client:
+        for page in range(1, pages + 1):
+            response = client.get(path)
+            if response.status_code != 200:
+                raise BenchError(f"search page {page} answered {response.status_code}: {response.text[:300]}")
+            data = response.json()
+            ids = [item["id"] for item in data["results"]]
+            if seen.intersection(ids):
+                raise BenchError(f"search page {page} repeats profiles of earlier pages")
+            seen.update(ids)
+            if page == pages:
+                return path, ids
+            if not data["has_more"] or not data["next"]:
+                raise BenchError(f"the search ended at page {page}, before page {pages}")
+            path = search_path(cursor=data["next"])
+    raise BenchError("no pages")
+
+
+def latencies(base_url: str, paths: dict[str, str], samples: int) -> dict[str, list[float]]:
+    """Each path `samples` times, one request at a time, alternating, after 5 warm-ups each."""
+    import httpx
+
+    timings: dict[str, list[float]] = {name: [] for name in paths}
+    with httpx.Client(base_url=base_url, headers={"Host": DOMAIN, "Accept-Language": "en"}, timeout=30) as client:
+        for round_number in range(samples + 5):
+            for name, path in paths.items():
+                started = time.perf_counter()
+                response = client.get(path)
+                elapsed = time.perf_counter() - started
+                if response.status_code != 200 or '"results"' not in response.text:
+                    raise BenchError(f"{name} answered {response.status_code}: {response.text[:300]}")
+                if round_number >= 5:
+                    timings[name].append(elapsed)
+    return timings
+
+
+def explain(schema: str) -> str:
+    """The plan of the first page's query, for the JSON (which index it uses)."""
+    from django.contrib.auth.models import AnonymousUser
+    from django.db import connection
+
+    from apps.profiles.search import filters_q, search_params_parse
+    from apps.profiles.visibility import profiles_visible_to
+    from apps.tenants.models import Site
+
+    site = Site.objects.get(schema_name=schema)
+    connection.set_tenant(site)
+    try:
+        search = search_params_parse(site=site, viewer=AnonymousUser(), params=SEARCH_QUERY)
+        queryset = profiles_visible_to(None).filter(filters_q(search.filters)).order_by("-created", "-id")[:25]
+        return queryset.explain()
+    finally:
+        connection.set_schema_to_public()
+
+
+def run(options) -> list[Result]:
+    """Two rows: (a) throughput against the pk view, (b) deep page against page 1."""
+    from django.db import connection
+    from django.urls import NoReverseMatch, reverse
+
+    from apps.tenants.services import site_create
+    from bench.bench_urls import BENCH_PK
+
+    rps = Result(name=NAME, title=RPS_TITLE, goal=">= 0.5")
+    depth = Result(name=NAME, title=DEPTH_TITLE, goal="<= 1.2", ratio_format="{:.2f}")
+    try:
+        reverse("api-search")
+    except NoReverseMatch:
+        raise BenchError("GET /api/search.php (route api-search) does not exist yet") from None
+    if options.profiles < BENCH_PK:
+        raise BenchError(f"--profiles must be at least {BENCH_PK:,} (the pk view reads profile {BENCH_PK})")
+
+    connection.set_schema_to_public()
+    site = site_create(
+        name=SITE_NAME, domain=DOMAIN, countries=COUNTRIES, languages=["en"], domain_language="en",
+        logged_out_search=True, support_email="support@search.bench.localhost",
+    )  # fmt: skip
+    log(f"  inserting {options.profiles:,} profiles into {site.schema_name}")
+    data = insert_profiles(site.schema_name, options.profiles)
+    log(
+        f"  {data['profiles']:,} profiles in {data['insert_seconds']:.1f} s, "
+        f"VACUUM ANALYZE {data['vacuum_seconds']:.1f} s"
+    )
+    if data["insert_seconds"] + data["vacuum_seconds"] > INSERT_BUDGET:
+        raise BenchError(f"loading the profiles took more than {INSERT_BUDGET:.0f} s")
+    plan = explain(site.schema_name)
+
+    requests = max(1, options.requests // options.rounds)
+    with uvicorn_server(DOMAIN, '"profile"', path=PK_PATH, settings_module=SETTINGS_MODULE) as (base_url, pid):
+        loads = {}
+        for label, path, expect in (
+            ("pk view", PK_PATH, '"profile"'),
+            ("search", search_path(), '"results"'),
+        ):
+            report = run_loadgen(
+                base_url, DOMAIN, expect, path=path, requests=requests, warmup=options.warmup,
+                concurrency=options.concurrency, rounds=options.rounds, server_pid=pid,
+            )  # fmt: skip
+            loads[label] = report
+            cpu = report["server_cpu_ms_per_request_median"]
+            rounds = ", ".join(f"{item['rps']:.0f}" for item in report["rounds"])
+            log(
+                f"  {label}: best {report['rps_best']:.0f} req/s (rounds {rounds})"
+                + (f", server CPU {cpu:.2f} ms/request" if cpu is not None else "")
+            )
+
+        t0 = time.perf_counter()
+        deep_path, deep_ids = follow_cursors(base_url, options.deep_page)
+        follow_seconds = time.perf_counter() - t0
+        log(f"  followed `next` to page {options.deep_page} in {follow_seconds:.1f} s")
+        paths = {"page 1": search_path(), f"page {options.deep_page} (cursor)": deep_path}
+        paths[f"page={options.deep_page}"] = search_path(page=options.deep_page)
+        timings = latencies(base_url, paths, options.latency_samples)
+
+    pk, search = loads["pk view"], loads["search"]
+    rps_ratio = search["rps_best"] / pk["rps_best"]
+    rps.baseline, rps.baseline_label = pk["rps_best"], f"{pk['rps_best']:.0f} (pk view)"
+    rps.measured, rps.measured_label = search["rps_best"], f"{search['rps_best']:.0f} (search)"
+    rps.ratio, rps.goal_met = rps_ratio, rps_ratio >= 0.5
+    medians = {name: median(values) * 1000 for name, values in timings.items()}
+    first = medians["page 1"]
+    deep = medians[f"page {options.deep_page} (cursor)"]
+    depth_ratio = deep / first
+    depth.baseline, depth.baseline_label = first, f"{first:.1f} (page 1)"
+    depth.measured, depth.measured_label = deep, f"{deep:.1f} (page {options.deep_page})"
+    depth.ratio, depth.goal_met = depth_ratio, depth_ratio <= 1.2
+    cpu_pk, cpu_search = pk["server_cpu_ms_per_request_median"], search["server_cpu_ms_per_request_median"]
+    rps.notes.append(
+        f"{data['profiles']:,} profiles ({len(COUNTRIES)} countries) inserted in {data['insert_seconds']:.0f} s "
+        f"(one INSERT ... SELECT), VACUUM ANALYZE {data['vacuum_seconds']:.0f} s; query {urlencode(SEARCH_QUERY)} "
+        f"as a visitor, {search['rounds'][0]['requests']:,} requests x {options.rounds} rounds, "
+        f"{options.concurrency} in flight"
+    )
+    rps.notes.append(
+        f"req/s median of rounds {search['rps_median']:.0f} (search) vs {pk['rps_median']:.0f} (pk view)"
+        + (
+            f"; server CPU {cpu_search:.2f} vs {cpu_pk:.2f} ms/request (pk/search {cpu_pk / cpu_search:.2f}, "
+            "steadier than req/s on a busy machine)"
+            if cpu_pk and cpu_search
+            else ""
+        )
+    )
+    depth.notes.append(
+        f"medians of {options.latency_samples} requests each, one at a time, alternating; page "
+        f"{options.deep_page} reached by following `next` ({follow_seconds:.1f} s for {options.deep_page} pages); "
+        f"page={options.deep_page} without a cursor: {medians[f'page={options.deep_page}']:.1f} ms"
+    )
+    rps.details = depth.details = {
+        "profiles": data,
+        "query": SEARCH_QUERY,
+        "pk_view": pk,
+        "search": search,
+        "rps_ratio": round(rps_ratio, 3),
+        "deep_page": options.deep_page,
+        "latency_ms_median": {name: round(value, 2) for name, value in medians.items()},
+        "latency_ms_all": {name: [round(v * 1000, 2) for v in values] for name, values in timings.items()},
+        "depth_ratio": round(depth_ratio, 3),
+        "follow_cursors_seconds": round(follow_seconds, 1),
+        "deep_page_ids": deep_ids[:5],
+        "first_page_plan": plan,
+    }
+    return [rps, depth]

@@ -1,0 +1,14 @@
+"""Settings of the bench's own servers only (DJANGO_SETTINGS_MODULE=bench.settings):
+the development settings plus bench-only URLs (bench.bench_urls). Production and the
+development server never load this module."""
+
+from config.settings.local import *  # noqa: F403
+
+ROOT_URLCONF = "bench.bench_urls"
+
+# Under ASGI each request's sync code runs in a thread of its own, so a persistent
+# connection (CONN_MAX_AGE=60 in base) is left open per request: one bench server held
+# 80 sessions after a few hundred requests and the shared PostgreSQL ran out of
+# connections. The bench servers close theirs after every request, the same for the
+# baseline view and the measured one.
+DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405

@@ -1,0 +1,4 @@
+import { mountIsland } from "../../lib/mount";
+import { MatchFinder } from "./MatchFinder";
+
+mountIsland("MatchFinder", MatchFinder);

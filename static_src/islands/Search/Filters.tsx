@@ -1,0 +1,136 @@
+import { useId } from "react";
+
+import type { FilterValues, Option, SearchOptions, SearchStrings } from "./types";
+
+interface SelectProps {
+  name: string;
+  label: string;
+  value: string;
+  options: Option[];
+  /** Label of the blank option; none when the control always has a value. */
+  blank?: string;
+  errors?: string[];
+  onChange: (name: string, value: string) => void;
+}
+
+export function Select({ name, label, value, options, blank, errors, onChange }: SelectProps) {
+  const id = useId();
+  const invalid = Boolean(errors?.length);
+  return (
+    <div>
+      <label className="form-label small mb-1" htmlFor={id}>
+        {label}
+      </label>
+      <select
+        id={id}
+        name={name}
+        className={`form-select${invalid ? " is-invalid" : ""}`}
+        value={value}
+        onChange={(event) => onChange(name, event.target.value)}
+        aria-invalid={invalid || undefined}
+        aria-describedby={invalid ? `${id}-error` : undefined}
+        data-testid={`search-${name}`}
+      >
+        {blank !== undefined && <option value="">{blank}</option>}
+        {options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+      {invalid && (
+        <div className="invalid-feedback" id={`${id}-error`}>
+          {errors?.join(" ")}
+        </div>
+      )}
+    </div>
+  );
+}
+
+export function ageOptions(options: SearchOptions): Option[] {
+  const out: Option[] = [];
+  for (let age = options.minAge; age <= options.maxAge; age++) out.push({ value: String(age), label: String(age) });
+  return out;
+}
+
+export interface ControlProps {
+  values: FilterValues;
+  options: SearchOptions;
+  strings: SearchStrings;
+  fieldErrors: Record<string, string[]>;
+  onChange: (name: string, value: string) => void;
+}
+
+export function GenderControl({ values, options, strings, fieldErrors, onChange }: ControlProps) {
+  return (
+    <Select
+      name="gender"
+      label={strings.gender}
+      value={values.gender ?? ""}
+      options={options.genders}
+      errors={fieldErrors.gender}
+      onChange={onChange}
+    />
+  );
+}
+
+export function AgeControl({ which, values, options, strings, fieldErrors, onChange }: ControlProps & { which: "min_age" | "max_age" }) {
+  return (
+    <Select
+      name={which}
+      label={which === "min_age" ? strings.minAge : strings.maxAge}
+      value={values[which] ?? ""}
+      options={ageOptions(options)}
+      errors={fieldErrors[which]}
+      onChange={onChange}
+    />
+  );
+}
+
+export function CountryControl({ values, options, strings, fieldErrors, onChange }: ControlProps) {
+  return (
+    <Select
+      name="country"
+      label={strings.country}
+      value={values.country ?? ""}
+      options={options.countries.map((c) => ({ value: c.code, label: c.name }))}
+      errors={fieldErrors.country}
+      onChange={onChange}
+    />
+  );
+}
+
+/** The chosen country's regions (settings region_data); nothing for a country without. */
+export function regionsOf(values: FilterValues, options: SearchOptions) {
+  return options.regions[values.country ?? ""] ?? [];
+}
+
+export function RegionControl({ values, options, strings, fieldErrors, onChange }: ControlProps) {
+  const regions = regionsOf(values, options);
+  if (!regions.length) return null;
+  return (
+    <Select
+      name="region"
+      label={strings.region}
+      value={values.region ?? ""}
+      options={regions.map((r) => ({ value: r.code, label: r.name }))}
+      blank={strings.anyRegion}
+      errors={fieldErrors.region}
+      onChange={onChange}
+    />
+  );
+}
+
+export function FieldControl({ field, ...props }: ControlProps & { field: SearchOptions["fields"][number] }) {
+  return (
+    <Select
+      name={field.name}
+      label={field.label}
+      value={props.values[field.name] ?? ""}
+      options={field.options}
+      blank={props.strings.any}
+      errors={props.fieldErrors[field.name]}
+      onChange={props.onChange}
+    />
+  );
+}

@@ -1,0 +1,4 @@
+import { mountIsland } from "../../lib/mount";
+import { Search } from "./Search";
+
+mountIsland("Search", Search);

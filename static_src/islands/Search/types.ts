@@ -1,0 +1,93 @@
+/** Props of the Search island, built by apps.profiles.views_search.members_page, and the
+ * answer of GET /api/search.php (apps.profiles.search.search_payload). */
+
+export interface SearchStrings {
+  title: string;
+  filters: string;
+  gender: string;
+  country: string;
+  region: string;
+  anyRegion: string;
+  minAge: string;
+  maxAge: string;
+  any: string;
+  search: string;
+  clear: string;
+  loadMore: string;
+  loading: string;
+  noResults: string;
+  cleared: string;
+  similarTitle: string;
+  noPhoto: string;
+  fictional: string;
+  error: string;
+}
+
+export interface ProfileCard {
+  id: number;
+  name: string;
+  age: number | null;
+  city: string;
+  region: string;
+  country: string;
+  main_image: { thumb_filename: string } | null;
+  is_fictional: boolean;
+  is_cam: boolean;
+}
+
+/** Filters as the server echoes them; interests come as a list. */
+export type ServerFilters = Record<string, string | number | string[]>;
+
+/** Filters as the form holds them: one string per control ("" is "any"). */
+export type FilterValues = Record<string, string>;
+
+export interface SearchResponse {
+  results: ProfileCard[];
+  page: number;
+  num_results: number;
+  has_more: boolean;
+  next: string | null;
+  similar: ProfileCard[];
+  num_similar: number;
+  num_results_text: string;
+  num_similar_text: string;
+  filters: ServerFilters;
+}
+
+export interface Option {
+  value: string;
+  label: string;
+}
+
+export interface SearchField {
+  name: string;
+  label: string;
+  options: Option[];
+}
+
+export interface SearchOptions {
+  genders: Option[];
+  countries: { code: string; name: string }[];
+  regions: Record<string, { code: string; name: string }[]>;
+  minAge: number;
+  maxAge: number;
+  fields: SearchField[];
+}
+
+export interface SearchProps {
+  strings: SearchStrings;
+  apiUrl: string;
+  /** "/members/{id}" */
+  profileUrl: string;
+  pageSize: number;
+  options: SearchOptions;
+  /** What Clear goes back to: the member's (or a visitor's) defaults. */
+  defaults: ServerFilters;
+  /** The filters of the first page (from the page's query). */
+  filters: ServerFilters;
+  /** The first page, rendered by the server; null to search on mount. */
+  initial: SearchResponse | null;
+  /** A message about the query's filters (the server then used the defaults). */
+  error: string;
+  fictionalIcon: string;
+}

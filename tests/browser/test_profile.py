@@ -1,0 +1,134 @@
+"""My profile in a real browser, at phone and desktop widths (issue 4 item 2): a bad
+value shows its message next to the field and keeps what was typed, saving works,
+photos up to the limit (with the limit message), main photo, deletion."""
+
+import uuid
+
+import pytest
+from PIL import Image
+from playwright.sync_api import expect
+
+from apps.accounts.models import User
+from apps.profiles.models import Photo
+from conftest import on_site
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
+
+PASSWORD = "a-Long-passphrase-42"
+LIMIT = "You can upload up to 3 photos. Become a premium member to upload up to 25."
+
+
+def sign_up(page, server) -> str:
+    """A new member through the site's signup API, logged in in this browser."""
+    page.goto(server.url("localhost", "/login"))
+    page.get_by_test_id("entry-warning-enter").click()
+    page.get_by_test_id("entry-warning").wait_for(state="detached")
+    tag = uuid.uuid4().hex[:12]
+    email, name = f"p{tag}@example.com", f"P{tag}"
+    token = page.locator('meta[name="csrf-token"]').get_attribute("content")
+    response = page.request.post(
+        server.url("localhost", "/api/signup.php"),
+        data={"email": email, "name": name, "date_of_birth": "1990-04-05", "password": PASSWORD},
+        headers={"X-CSRFToken": token},
+    )
+    assert response.status == 201, response.text()
+    return email
+
+
+def jpegs(tmp_path, n: int) -> list[str]:
+    paths = []
+    for i in range(n):
+        path = tmp_path / f"photo-{i}.jpg"
+        Image.new("RGB", (480, 360), (40 * i, 120, 200 - 40 * i)).save(path, format="JPEG")
+        paths.append(str(path))
+    return paths
+
+
+def test_edit_profile_and_manage_photos(site_server, page, site, tmp_path):
+    email = sign_up(page, site_server)
+
+    # The photo alert links to /profile.
+    page.goto(site_server.url("localhost", "/notifications"))
+    expect(page.get_by_test_id("profile-photo-alert")).to_be_visible()
+    page.get_by_test_id("profile-photo-alert-link").click()
+    expect(page.get_by_test_id("my-profile")).to_be_visible()
+
+    # A bad value: its message next to the field, what was typed kept.
+    page.locator("#profile-city").fill("Glasgow")
+    page.locator("#profile-name").fill("@nobody")
+    page.locator("#profile-region").select_option("GB-SCT")
+    page.locator("#profile-relationship_status").select_option("single")
+    page.get_by_text("Music", exact=True).click()
+    page.get_by_test_id("profile-save").click()
+    expect(page.get_by_test_id("error-profile-name")).to_have_text("Username may not start with @")
+    expect(page.locator("#profile-name")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#profile-city")).to_have_value("Glasgow")
+    expect(page.locator("#profile-region")).to_have_value("GB-SCT")
+
+    # Corrected and saved.
+    new_name = "N" + uuid.uuid4().hex[:10]
+    page.locator("#profile-name").fill(new_name)
+    page.locator("#profile-about_me").fill("Hello from the browser.")
+    page.get_by_test_id("profile-save").click()
+    expect(page.get_by_test_id("flash-message")).to_contain_text("Your profile has been saved.")
+    expect(page.locator("#profile-name")).to_have_value(new_name)
+    with on_site(site):
+        user = User.objects.get(email=email)
+        assert user.username == new_name
+        assert (user.profile.city, user.profile.region, user.profile.about_me) == (
+            "Glasgow",
+            "GB-SCT",
+            "Hello from the browser.",
+        )
+        assert "Music" in user.profile.interests
+
+    # Photos up to the limit, then the limit message.
+    for index, path in enumerate(jpegs(tmp_path, 3)):
+        page.get_by_test_id("photo-input").set_input_files(path)
+        page.get_by_test_id("photo-upload").click()
+        expect(page.get_by_test_id("photo")).to_have_count(index + 1)
+    expect(page.get_by_test_id("photo-limit")).to_have_text(LIMIT)
+    expect(page.get_by_test_id("photo-input")).to_have_count(0)
+    expect(page.get_by_test_id("photo-status").first).to_have_text("Waiting for approval")
+    # The thumbnails are served (the owner sees their pending photos).
+    first_img = page.get_by_test_id("photo").first.locator("img")
+    expect(first_img).to_be_visible()
+    assert first_img.evaluate("img => img.complete && img.naturalWidth") == 400
+
+    # Main photo: the second one.
+    second = page.get_by_test_id("photo").nth(1)
+    second_id = second.get_attribute("data-photo-id")
+    second.get_by_test_id("photo-make-main").click()
+    expect(page.locator(f'[data-photo-id="{second_id}"]').get_by_test_id("photo-main")).to_be_visible()
+    with on_site(site):
+        assert User.objects.get(email=email).profile.main_photo_id == int(second_id)
+
+    # Delete the first one.
+    first_id = page.get_by_test_id("photo").first.get_attribute("data-photo-id")
+    page.get_by_test_id("photo").first.get_by_test_id("photo-delete").click()
+    expect(page.get_by_test_id("flash-message")).to_contain_text("Picture deleted.")
+    expect(page.get_by_test_id("photo")).to_have_count(2)
+    expect(page.get_by_test_id("photo-input")).to_have_count(1)
+    with on_site(site):
+        assert not Photo.objects.filter(pk=int(first_id)).exists()
+
+    # With a photo the alert is gone.
+    page.goto(site_server.url("localhost", "/notifications"))
+    expect(page.get_by_test_id("settings")).to_be_visible()
+    expect(page.get_by_test_id("profile-photo-alert")).to_have_count(0)
+
+
+def test_dismissing_the_photo_alert(site_server, page, site):
+    email = sign_up(page, site_server)
+    page.goto(site_server.url("localhost", "/notifications"))
+    page.get_by_test_id("profile-photo-alert-dismiss").click()
+    expect(page.get_by_test_id("profile-photo-alert")).to_have_count(0)
+    with on_site(site):
+        for _ in range(50):
+            if "profile_photo" in User.objects.get(email=email).dismissals:
+                break
+            page.wait_for_timeout(100)
+        assert "profile_photo" in User.objects.get(email=email).dismissals
+    page.reload()
+    expect(page.get_by_test_id("settings")).to_be_visible()
+    expect(page.get_by_test_id("profile-photo-alert")).to_have_count(0)

@@ -1,0 +1,126 @@
+"""Searching members in a real browser, at phone and desktop widths (issue 4 item 4):
+the count, Load more appending cards, Clear resetting results and counts. The member
+signs up through the site's API; the profiles found are made through the ORM with
+unique names and removed afterwards, in a thread of their own: its connection is outside
+the test's transaction, so the live server sees them."""
+
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+from playwright.sync_api import expect
+
+from apps.profiles.models import Profile, ProfileStatus
+from conftest import on_site
+from tests.browser.test_login import enter, sign_up
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
+
+AGE = 97  # Nobody else in the test database is this old in Belgium.
+
+
+def committed(site, work):
+    """Run `work()` in the site's schema on a connection of its own (committed)."""
+
+    def run():
+        try:
+            with on_site(site):
+                return work()
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(run).result()
+
+
+@pytest.fixture
+def belgians(site):
+    tag = uuid.uuid4().hex[:8]
+    today = timezone.localdate()
+    born = today.replace(year=today.year - AGE) - timedelta(days=30)
+    profiles = committed(
+        site,
+        lambda: [
+            Profile.objects.create(
+                name=f"S{tag}-{number:02d}",
+                gender="female",
+                country="BE",
+                city="Gent",
+                date_of_birth=born,
+                status=ProfileStatus.ACTIVE,
+            )
+            for number in range(30)
+        ],
+    )
+    yield profiles
+    committed(site, lambda: Profile.objects.filter(pk__in=[profile.pk for profile in profiles]).delete())
+
+
+def test_search_count_load_more_and_clear(site_server, page, site, belgians):
+    enter(page, site_server.url("localhost", "/login"))
+    email, _ = sign_up(page, site_server)
+    committed(
+        site, lambda: Profile.objects.filter(user__email=email).update(gender="male", sexuality="hetero", country="GB")
+    )
+
+    page.goto(site_server.url("localhost", "/members"))
+    expect(page.get_by_test_id("search")).to_be_visible()
+    page.get_by_label("Looking for").select_option("female")
+    page.get_by_label("Country").select_option("BE")
+    page.get_by_label("From age").select_option(str(AGE))
+    page.get_by_label("To age").select_option(str(AGE))
+    page.get_by_test_id("search-submit").click()
+
+    expect(page.get_by_test_id("search-count")).to_have_text("30 members found")
+    cards = page.get_by_test_id("search-results").get_by_test_id("search-card")
+    expect(cards).to_have_count(24)
+    expect(cards.first).to_contain_text(belgians[-1].name)
+    assert f"min_age={AGE}" in page.url and "country=BE" in page.url
+
+    page.get_by_test_id("search-load-more").click()
+    expect(cards).to_have_count(30)
+    expect(cards.last).to_contain_text(belgians[0].name)
+    expect(page.get_by_test_id("search-load-more")).to_have_count(0)
+    expect(page.get_by_test_id("search-count")).to_have_text("30 members found")
+
+    # A reload keeps the filters (the server renders the first page again).
+    page.reload()
+    expect(page.get_by_test_id("search-count")).to_have_text("30 members found")
+    expect(page.get_by_label("Country")).to_have_value("BE")
+    expect(cards).to_have_count(24)
+
+    page.get_by_test_id("search-clear").click()
+    expect(page.get_by_test_id("search-card")).to_have_count(0)
+    expect(page.get_by_test_id("search-count")).to_have_count(0)
+    expect(page.get_by_test_id("search-cleared")).to_be_visible()
+    expect(page.get_by_label("From age")).to_have_value(str(site.min_age))
+    assert "?" not in page.url
+
+    # Cards lead to the profile.
+    page.get_by_label("Country").select_option("BE")
+    page.get_by_label("From age").select_option(str(AGE))
+    page.get_by_test_id("search-submit").click()
+    expect(cards).to_have_count(24)
+    assert cards.first.get_attribute("href") == f"/members/{belgians[-1].pk}"
+
+
+def test_match_finder_steps_to_results(site_server, page, site, belgians):
+    enter(page, site_server.url("localhost", "/login"))
+    email, _ = sign_up(page, site_server)
+    committed(
+        site, lambda: Profile.objects.filter(user__email=email).update(gender="male", sexuality="hetero", country="BE")
+    )
+    page.goto(site_server.url("localhost", "/match-finder"))
+    expect(page.get_by_test_id("match-finder-title")).to_have_text("Who are you looking for?")
+    expect(page.get_by_label("Looking for")).to_have_value("female")  # from the profile
+    page.get_by_test_id("match-finder-next").click()
+    page.get_by_label("From age").select_option(str(AGE))
+    page.get_by_test_id("match-finder-next").click()
+    expect(page.get_by_label("Country")).to_have_value("BE")
+    page.get_by_test_id("match-finder-next").click()
+    page.get_by_test_id("match-finder-next").click()  # the site's search fields: any
+    expect(page.get_by_test_id("search-count")).to_have_text("30 members found")
+    expect(page.get_by_test_id("search-card")).to_have_count(24)
