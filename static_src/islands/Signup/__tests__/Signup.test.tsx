@@ -90,7 +90,8 @@ describe("step 0: the account", () => {
     // Logging in rotated the CSRF token: the page's meta tag follows.
     expect(document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')!.content).toBe("after-login");
     expect(appStore.get().user).toEqual(USER);
-    expect(document.activeElement).toBe(title());
+    // The heading takes the focus in the effect that follows the step change.
+    await waitFor(() => expect(document.activeElement).toBe(title()));
     expect(screen.getByTestId("signup-progress").textContent).toBe("Step 2 of 5");
   });
 
