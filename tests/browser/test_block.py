@@ -71,11 +71,20 @@ def test_block_then_report(site_server, page, chromium, viewport, site):
     assert about.locator("b").count() == 0
     expect(page.get_by_test_id("profile-message")).to_be_visible()
 
+    def found_in_search() -> bool:
+        answer = page.request.get(site_server.url("localhost", "/api/search.php?gender=female&country=GB"))
+        assert answer.ok, answer.text()
+        return blocked.pk in [card["id"] for card in answer.json()["results"]]
+
+    assert found_in_search()
+
     # Block: the page says so and offers to unblock.
     page.get_by_test_id("profile-block").click()
     expect(page.get_by_test_id("profile-blocked")).to_contain_text(f"You have blocked {blocked.name}.")
     expect(page.get_by_test_id("profile-unblock")).to_be_visible()
     expect(page.get_by_test_id("profile-actions")).to_have_count(0)
+    # ... and the profile vanishes from search.
+    assert not found_in_search()
 
     # The blocked member, in a browser of their own, cannot open the blocker's profile.
     other_context = chromium.new_context(viewport=viewport, locale="en-US")
