@@ -11,10 +11,12 @@ urlpatterns = [
     path("api/", include("apps.tenants.api.urls")),
     path("api/", include("apps.accounts.api.urls")),
     path("api/", include("apps.profiles.api.urls")),
+    path("api/", include("apps.likes.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("", include("apps.accounts.urls")),
     path("", include("apps.accounts.urls_signup")),
     path("", include("apps.accounts.urls_settings")),
+    path("", include("apps.likes.urls")),
     path("", include("apps.profiles.urls")),
     path("", include("apps.pages.urls")),
 ]
