@@ -13,6 +13,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from apps.accounts.forms_settings import errors_to_form
 from apps.common.exceptions import ApplicationError
+from apps.likes.selectors import like_state
+from apps.likes.services import like_mark_opened
 from apps.profiles.forms import ComplaintForm
 from apps.profiles.models import PhotoStatus
 from apps.profiles.selectors import public_thumb_url
@@ -55,6 +57,17 @@ def _header_thumb(page) -> str | None:
     return public_thumb_url(page.profile)
 
 
+def _like_state(request: HttpRequest, page) -> dict:
+    """Whether the viewer likes the profile and whether it is a match. Opening a liker's
+    profile clears that like's new flag (spec §4)."""
+    if page.own or page.blocked or not request.user.is_authenticated:
+        return {"liked": False, "match": False}
+    state = like_state(viewer=request.user, profile=page.profile)
+    if state["liked_by_new"]:
+        like_mark_opened(viewer=request.user, profile=page.profile)
+    return {"liked": state["liked"], "match": state["liked"] and state["liked_by"]}
+
+
 @require_http_methods(["GET", "HEAD"])
 def profile_view(request: HttpRequest, id: int) -> HttpResponse:
     site = request.site
@@ -64,6 +77,7 @@ def profile_view(request: HttpRequest, id: int) -> HttpResponse:
         message = _("You're blocked by %(name)s. You do not have access to this page.") % {"name": blocked.name}
         return render(request, "errors/error.html", {"status": 403, "message": message}, status=403)
     profile = page.profile
+    like = _like_state(request, page)
     shown = site.visible_profile_fields
     profile_path = _url("members-id", f"/members/{profile.pk}", profile.pk)
     context = {
@@ -80,6 +94,7 @@ def profile_view(request: HttpRequest, id: int) -> HttpResponse:
             for other in page.related
         ],
         "locked_range": range(page.locked),
+        "like": like,
         "og_image": _og_image(request, profile),
         "og_url": request.build_absolute_uri(profile_path),
         "urls": {
@@ -87,6 +102,8 @@ def profile_view(request: HttpRequest, id: int) -> HttpResponse:
             "premium": _url("premium", "/premium"),
             "chat": _url("members-id-chat", f"/members/{profile.pk}/chat", profile.pk),
             "block": reverse("members-id-block", args=[profile.pk]),
+            "like": _url("members-id-like", f"/members/{profile.pk}/like", profile.pk),
+            "unlike": _url("members-id-unlike", f"/members/{profile.pk}/unlike", profile.pk),
             "unblock": reverse("members-id-unblock", args=[profile.pk]),
             "complaint": f"{reverse('complaints')}?{urlencode({'profile': profile.pk})}",
             "login": _login_url(request, profile_path),

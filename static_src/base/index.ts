@@ -5,6 +5,7 @@
  *   collapse, modals, alerts, offcanvas, tabs and toasts (data-bs-* attributes work as usual).
  * - The chunk-load reload guard, the top progress bar and the page-hidden beacon.
  * - The app badge, the title count and the top-bar badges follow appStore.totals.
+ * - The periodic refresh of the member's user and likes (lib/refresh.ts, spec §9).
  * - Server-rendered `.modal[data-autoshow]` and `.toast[data-autoshow]` are shown on load; the
  *   activation reminder's "send the e-mail again" buttons are wired up.
  */
@@ -22,6 +23,7 @@ import { renderBadges } from "../lib/badges";
 import { installChunkReloadGuard } from "../lib/chunkReload";
 import { installProgressBar } from "../lib/progress";
 import { installPushMessageHandler } from "../lib/push";
+import { startRefresh } from "../lib/refresh";
 import { appStore, updateAppBadge } from "../lib/store";
 import { autoshowModals, installResendConfirmation } from "./activationReminder";
 import { installDismissAlerts } from "./dismissAlerts";
@@ -58,3 +60,7 @@ installDismissAlerts();
     }
   });
 }
+
+// Refresh of user and likes for logged-in members: after 5 s, then every 60 s (5 min with
+// push), paused while the page is hidden (spec §9). Errors are silent.
+startRefresh();

@@ -58,8 +58,12 @@ def logged_in(site, client_for, member):
 
 
 @pytest.fixture
-def counts():
-    """Stand-in for the chat and likes apps: {"unreadMessages": n, "newLikes": n}."""
+def counts(monkeypatch):
+    """Stand-in for the chat and likes apps: {"unreadMessages": n, "newLikes": n}. The
+    apps' real contributors are set aside meanwhile (their counts and queries)."""
+    from apps.accounts import selectors
+
+    monkeypatch.setattr(selectors, "_totals_contributors", [])
     values: dict = {}
 
     def contributor(user):

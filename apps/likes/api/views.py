@@ -1,0 +1,54 @@
+"""/api/likes.php (GET the lists, POST like, DELETE unlike; body {"profile": id}) and
+/api/auto-like.php (the next unseen received like for the match modal)."""
+
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import OpenApiTypes, extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.common.api.base import SiteApiView
+from apps.common.exceptions import ApplicationError
+from apps.likes.selectors import likes_payload
+from apps.likes.services import like_create, like_delete, like_show_next
+from apps.profiles.search import profile_card
+
+
+def _member(request: Request, message: str | None = None):
+    if not request.user.is_authenticated:
+        raise ApplicationError("authentication_required", message or _("Please log in to continue."), status_code=403)
+    return request.user
+
+
+class LikesApi(SiteApiView):
+    class Input(serializers.Serializer):
+        profile = serializers.IntegerField(min_value=1)
+
+    def _profile_id(self, request: Request) -> int:
+        _member(request, _("Log in or sign up to like this profile."))
+        serializer = self.Input(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data["profile"]
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT}, operation_id="likes_list")
+    def get(self, request: Request) -> Response:
+        return Response(likes_payload(member=_member(request)))
+
+    @extend_schema(request=Input, responses={200: OpenApiTypes.OBJECT}, operation_id="likes_create")
+    def post(self, request: Request) -> Response:
+        profile_id = self._profile_id(request)
+        like, is_match = like_create(liker=request.user, profile_id=profile_id)
+        return Response({"like": True, "match": is_match, "profile": profile_card(like.profile)})
+
+    @extend_schema(request=Input, responses={200: OpenApiTypes.OBJECT}, operation_id="likes_delete")
+    def delete(self, request: Request) -> Response:
+        profile_id = self._profile_id(request)
+        like_delete(liker=request.user, profile_id=profile_id)
+        return Response({"like": False})
+
+
+class AutoLikeApi(SiteApiView):
+    @extend_schema(responses={200: OpenApiTypes.OBJECT}, operation_id="autolike_retrieve")
+    def get(self, request: Request) -> Response:
+        profile = like_show_next(member=_member(request))
+        return Response({"profile": profile_card(profile) if profile else None})

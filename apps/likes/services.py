@@ -1,0 +1,106 @@
+"""Likes (spec §3 likes / liked_by, §4): like and unlike a profile, clear the new-like
+flag when a liker's profile is opened, and hand out the next unseen like for the match
+modal (GET /api/auto-like.php). Every refusal raises ApplicationError and changes nothing."""
+
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from apps.common.exceptions import ApplicationError
+from apps.likes.models import Like, LikeSource
+from apps.profiles.models import Profile
+from apps.profiles.visibility import profiles_visible_to
+
+
+def _not_available() -> ApplicationError:
+    return ApplicationError("profile_not_available", _("This profile is not available."), status_code=404)
+
+
+def _own_profile(member) -> Profile | None:
+    try:
+        return member.profile
+    except Profile.DoesNotExist:
+        return None
+
+
+def likeable_profiles(member):
+    """Profiles `member` may like or unlike: `profiles_visible_to` (no blocks either
+    way, no disabled, invisible or deleted members, not the own one), without resell
+    entries on a site that does not sell them on (as the profile page)."""
+    profiles = profiles_visible_to(member)
+    site = getattr(connection, "tenant", None)
+    if site is not None and not getattr(site, "member_resell", True):
+        profiles = profiles.exclude(is_resell=True)
+    return profiles
+
+
+def _target(*, member, profile_id: int) -> Profile:
+    if not getattr(member, "is_authenticated", False):
+        raise ApplicationError("authentication_required", _("Log in or sign up to like this profile."), status_code=403)
+    own = _own_profile(member)
+    if own is not None and own.pk == profile_id:
+        raise ApplicationError("like_self", _("You cannot like your own profile."))
+    profile = likeable_profiles(member).select_related("main_photo").filter(pk=profile_id).first()
+    if profile is None:
+        raise _not_available()
+    return profile
+
+
+def like_create(*, liker, profile_id: int, source: str = LikeSource.PROFILE) -> tuple[Like, bool]:
+    """`liker` (a logged-in member) likes the profile. Returns the like and whether it
+    makes a match (the profile's member already likes the liker). Liking twice, the own
+    profile or a profile the liker may not see is refused; nothing changes then."""
+    profile = _target(member=liker, profile_id=profile_id)
+    already = _("You already like %(name)s.") % {"name": profile.name}
+    if Like.objects.filter(liker=liker, profile=profile).exists():
+        raise ApplicationError("already_liked", already)
+    try:
+        with transaction.atomic():
+            like = Like.objects.create(liker=liker, profile=profile, source=source)
+    except IntegrityError:  # unique (liker, profile): a double click won the race
+        raise ApplicationError("already_liked", already) from None
+    like.profile = profile
+    own = _own_profile(liker)
+    is_match = bool(
+        own is not None and profile.user_id and Like.objects.filter(liker_id=profile.user_id, profile=own).exists()
+    )
+    return like, is_match
+
+
+def like_delete(*, liker, profile_id: int) -> None:
+    """`liker` takes back a like. Refused when there is none, or the profile is not
+    available to the liker (the same rule as liking)."""
+    profile = _target(member=liker, profile_id=profile_id)
+    deleted, _rows = Like.objects.filter(liker=liker, profile=profile).delete()
+    if not deleted:
+        raise ApplicationError("not_liked", _("You do not like this profile."))
+
+
+def like_mark_opened(*, viewer, profile: Profile) -> int:
+    """The viewer opened `profile`: when its member likes the viewer, that like is no
+    longer new (spec §4). Idempotent; returns the number of likes changed (0 or 1)."""
+    if not getattr(viewer, "is_authenticated", False) or not profile.user_id or profile.user_id == viewer.pk:
+        return 0
+    return Like.objects.filter(liker_id=profile.user_id, profile__user_id=viewer.pk, is_new=True).update(is_new=False)
+
+
+def like_show_next(*, member) -> Profile | None:
+    """The liker's profile of the oldest received like that `member` has not been shown
+    yet (GET /api/auto-like.php), marked as shown so it never comes twice. Only real
+    likes from profiles the member may see; None when there is none. Concurrent calls
+    never hand out the same like (the row is locked and skipped by the others)."""
+    own = _own_profile(member)
+    if own is None:
+        return None
+    with transaction.atomic():
+        like = (
+            Like.objects.select_for_update(skip_locked=True, of=("self",))
+            .filter(profile=own, seen_at__isnull=True, liker__profile__in=profiles_visible_to(member))
+            .order_by("created", "pk")
+            .first()
+        )
+        if like is None:
+            return None
+        like.seen_at = timezone.now()
+        like.save(update_fields=["seen_at"])
+    return Profile.objects.select_related("main_photo").get(user_id=like.liker_id)

@@ -1,0 +1,4 @@
+import { mountIsland } from "../../lib/mount";
+import { LikeModal } from "./LikeModal";
+
+mountIsland("LikeModal", LikeModal);

@@ -1,0 +1,197 @@
+/**
+ * Match modal (spec §2 "match modal with text 'New like!' that closes on click (pressing
+ * the photo or the button passes the profile id to the caller)", §7 GET /api/auto-like.php,
+ * §9 "Likes reload 500 ms after auto-like").
+ *
+ * Rendered by the default layout for logged-in members only. Once per page load it asks
+ * GET /api/auto-like.php ({"profile": card | null}: a real unseen received like, which the
+ * server marks seen). With a profile it shows a Bootstrap modal: title, photo (or the
+ * initial as avatar), name, age, city and a "View profile" button. A click anywhere closes
+ * it; the photo and the button also pass the profile id to `onSelect` (default: go to the
+ * profile page). 500 ms after the answer the likes are reloaded (GET /api/likes.php ->
+ * appStore.totals.newLikes), so the badges lose the like just shown. Errors are silent.
+ */
+import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
+
+import { get } from "../../lib/api";
+import { reloadLikes } from "../../lib/refresh";
+import { appStore } from "../../lib/store";
+
+export interface MatchModalStrings {
+  title: string;
+  viewProfile: string;
+  close: string;
+}
+
+export interface LikeCard {
+  id: number;
+  name: string;
+  age: number | null;
+  city: string;
+  region?: string;
+  country?: string;
+  main_image: { thumb_filename: string } | null;
+  is_fictional?: boolean;
+  is_cam?: boolean;
+}
+
+export interface MatchModalProps {
+  strings: MatchModalStrings;
+  autoLikeUrl: string;
+  likesUrl: string;
+  /** The member's profile page, "{id}" is replaced: "/members/{id}". */
+  profileUrl: string;
+  /** Called with the profile id when the photo or the button is pressed (default: navigate). */
+  onSelect?: (id: number) => void;
+  /** Page navigation (injectable for tests). */
+  navigate?: (url: string) => void;
+}
+
+export const LIKES_RELOAD_DELAY_MS = 500;
+
+/** The one auto-like call of the page (StrictMode runs effects twice in development). */
+let pending: Promise<unknown> | null = null;
+
+/** The auto-like call is made once per page load; tests reset that. */
+export function resetMatchModal(): void {
+  pending = null;
+}
+
+function autoLike(autoLikeUrl: string, likesUrl: string): Promise<unknown> {
+  pending ??= get<unknown>(autoLikeUrl, { retries: 0 }).then(
+    (data) => {
+      setTimeout(() => {
+        reloadLikes(appStore, likesUrl).catch(() => {});
+      }, LIKES_RELOAD_DELAY_MS);
+      return typeof data === "object" && data !== null ? (data as { profile?: unknown }).profile : null;
+    },
+    () => null, // silent: no modal
+  );
+  return pending;
+}
+
+function isCard(value: unknown): value is LikeCard {
+  if (typeof value !== "object" || value === null) return false;
+  const { id, name } = value as { id?: unknown; name?: unknown };
+  return (typeof id === "number" || typeof id === "string") && typeof name === "string";
+}
+
+function defaultNavigate(url: string): void {
+  window.location.assign(url);
+}
+
+export function MatchModal({ strings, autoLikeUrl, likesUrl, profileUrl, onSelect, navigate }: MatchModalProps) {
+  const [profile, setProfile] = useState<LikeCard | null>(null);
+  const titleId = useId();
+  const buttonRef = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    if (!appStore.get().user) return;
+    let alive = true;
+    autoLike(autoLikeUrl, likesUrl).then((card) => {
+      if (alive && isCard(card)) setProfile(card);
+    });
+    return () => {
+      alive = false;
+    };
+  }, [autoLikeUrl, likesUrl]);
+
+  // A match made on this page (the swipe game sends a window "match" event) opens
+  // the modal too (issue 5: "a match opens the match modal").
+  useEffect(() => {
+    const onMatch = (event: Event) => {
+      const card = (event as CustomEvent<{ profile?: unknown }>).detail?.profile;
+      if (isCard(card)) setProfile(card);
+    };
+    window.addEventListener("match", onMatch);
+    return () => window.removeEventListener("match", onMatch);
+  }, []);
+
+  useEffect(() => {
+    if (!profile) return;
+    buttonRef.current?.focus();
+    document.body.classList.add("modal-open");
+    return () => document.body.classList.remove("modal-open");
+  }, [profile]);
+
+  if (!profile) return null;
+
+  const close = () => setProfile(null);
+  const select = () => {
+    const id = profile.id;
+    if (onSelect) onSelect(id);
+    else (navigate ?? defaultNavigate)(profileUrl.replace("{id}", encodeURIComponent(String(id))));
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.key === "Escape") close();
+  };
+
+  const thumb = profile.main_image?.thumb_filename;
+  const initial = profile.name.trim().charAt(0).toUpperCase() || "?";
+  const nameAge = profile.age ? `${profile.name}, ${profile.age}` : profile.name;
+
+  return (
+    <>
+      <div className="modal-backdrop fade show" />
+      {/* Closes on any click (spec §2); the photo and the button also open the profile. */}
+      <div
+        className="modal fade show d-block match-modal"
+        data-testid="match-modal"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={titleId}
+        tabIndex={-1}
+        onClick={close}
+        onKeyDown={onKeyDown}
+      >
+        <div className="modal-dialog modal-dialog-centered modal-sm">
+          <div className="modal-content text-center">
+            <div className="modal-header border-0 pb-0">
+              <h2 className="modal-title h5 w-100" id={titleId}>
+                {strings.title}
+              </h2>
+              <button type="button" className="btn-close" aria-label={strings.close} onClick={close} />
+            </div>
+            <div className="modal-body">
+              <button
+                type="button"
+                className="btn p-0 border-0 d-block w-50 mx-auto mb-3"
+                data-testid="match-modal-photo"
+                aria-label={strings.viewProfile}
+                onClick={select}
+              >
+                <span className="ratio ratio-1x1 d-block">
+                  {thumb ? (
+                    <img className="rounded-circle object-fit-cover" src={thumb} alt={profile.name} />
+                  ) : (
+                    <span
+                      className="rounded-circle bg-primary text-white d-flex align-items-center justify-content-center display-5"
+                      aria-hidden="true"
+                    >
+                      {initial}
+                    </span>
+                  )}
+                </span>
+              </button>
+              <p className="fw-semibold mb-0" data-testid="match-modal-name">
+                {nameAge}
+              </p>
+              {profile.city ? <p className="text-body-secondary mb-0">{profile.city}</p> : null}
+            </div>
+            <div className="modal-footer border-0 justify-content-center pt-0">
+              <button
+                type="button"
+                className="btn btn-primary"
+                data-testid="match-modal-view"
+                ref={buttonRef}
+                onClick={select}
+              >
+                {strings.viewProfile}
+              </button>
+            </div>
+          </div>
+        </div>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,4 @@
+import { mountIsland } from "../../lib/mount";
+import { MatchModal } from "./MatchModal";
+
+mountIsland("MatchModal", MatchModal);

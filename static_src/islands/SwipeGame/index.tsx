@@ -1,0 +1,4 @@
+import { mountIsland } from "../../lib/mount";
+import { SwipeGame } from "./SwipeGame";
+
+mountIsland("SwipeGame", SwipeGame);
