@@ -66,6 +66,8 @@ def _common_props(request: HttpRequest) -> dict:
     return {
         "apiUrl": reverse("api-search"),
         "profileUrl": "/members/{id}",
+        "likesUrl": reverse("api-likes"),
+        "loginUrl": reverse("login"),
         "pageSize": PAGE_SIZE,
         "options": search_options(site),
         "defaults": defaults.payload(niche_genders=niche_genders(site)),

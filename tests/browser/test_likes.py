@@ -38,3 +38,31 @@ def test_like_back_makes_a_match(site_server, page, chromium, viewport, site):
 
     page.goto(site_server.url("localhost", "/likes/matches"))
     expect(page.get_by_test_id("like-card").filter(has_text=b.name)).to_be_visible()
+
+
+def test_like_from_search_and_see_the_match_in_both_tabs(site_server, page, chromium, viewport, site):
+    a_email, a = member(site, "Searcher")
+    b_email, b = member(site, "Found")
+
+    # A finds B in the search results and likes B from the card.
+    log_in(page, site_server, a_email)
+    page.goto(site_server.url("localhost", "/members?gender=female&country=GB"))
+    result = page.locator("li").filter(has=page.get_by_test_id("search-card-name").filter(has_text=b.name))
+    result.get_by_test_id("search-card-like").click()
+    expect(result.get_by_test_id("search-card-liked")).to_have_text("Liked")
+    expect(result.get_by_test_id("search-card-like")).to_have_text("Unlike")
+
+    # B likes A back from A's profile: a match, in both members' match tabs.
+    other_context = chromium.new_context(viewport=viewport, locale="en-US")
+    try:
+        other = other_context.new_page()
+        log_in(other, site_server, b_email)
+        other.goto(site_server.url("localhost", f"/members/{a.pk}"))
+        other.get_by_test_id("profile-like").click()
+        expect(other.get_by_test_id("profile-like-state")).to_have_text("It's a match!")
+        other.goto(site_server.url("localhost", "/likes/matches"))
+        expect(other.get_by_test_id("like-card").filter(has_text=a.name)).to_be_visible()
+    finally:
+        other_context.close()
+    page.goto(site_server.url("localhost", "/likes/matches"))
+    expect(page.get_by_test_id("like-card").filter(has_text=b.name)).to_be_visible()

@@ -83,6 +83,8 @@ export function MatchFinder(props: MatchFinderProps) {
           state={state}
           strings={strings}
           profileUrl={props.profileUrl}
+          likesUrl={props.likesUrl}
+          loginUrl={props.loginUrl}
           fictionalIcon={props.fictionalIcon}
           onLoadMore={() => void loadMore()}
         />

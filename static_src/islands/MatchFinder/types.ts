@@ -19,6 +19,8 @@ export interface MatchFinderProps {
   strings: MatchFinderStrings;
   apiUrl: string;
   profileUrl: string;
+  likesUrl: string;
+  loginUrl: string;
   pageSize: number;
   options: SearchOptions;
   /** The member's defaults: the genders they look for, their country, every age. */

@@ -1,5 +1,80 @@
+import { useState } from "react";
+
+import { ApiError, del, post } from "../../lib/api";
+import { appStore } from "../../lib/store";
 import type { SearchState } from "./useSearch";
 import type { ProfileCard, SearchStrings } from "./types";
+
+type LikeState = "idle" | "liked" | "match" | "busy";
+
+/** Like / unlike from a result card (issue 5). Visitors get the login message. */
+export function LikeButton({
+  card,
+  strings,
+  likesUrl,
+  loginUrl,
+}: {
+  card: ProfileCard;
+  strings: SearchStrings;
+  likesUrl: string;
+  loginUrl: string;
+}) {
+  const [state, setState] = useState<LikeState>("idle");
+  const [message, setMessage] = useState<string | null>(null);
+  const liked = state === "liked" || state === "match";
+
+  const toggle = async () => {
+    if (!appStore.get().user) {
+      setMessage(strings.likeLogin);
+      return;
+    }
+    const was = state;
+    setState("busy");
+    setMessage(null);
+    try {
+      if (liked || was === "liked" || was === "match") {
+        await del(likesUrl, { body: { profile: card.id }, retries: 0 });
+        setState("idle");
+      } else {
+        const answer = await post<{ match: boolean }>(likesUrl, { profile: card.id }, { retries: 0 });
+        setState(answer.match ? "match" : "liked");
+      }
+    } catch (error) {
+      setState(was);
+      setMessage(error instanceof ApiError ? error.message : strings.error);
+    }
+  };
+
+  return (
+    <div className="card-footer bg-transparent border-0 pt-0 px-2 pb-2 px-sm-3">
+      <button
+        type="button"
+        className={`btn btn-sm w-100 ${liked ? "btn-primary" : "btn-outline-primary"}`}
+        onClick={() => void toggle()}
+        disabled={state === "busy"}
+        aria-pressed={liked}
+        data-testid="search-card-like"
+      >
+        {liked ? strings.unlike : strings.like}
+      </button>
+      {state === "match" && (
+        <p className="small text-primary fw-semibold mb-0 mt-1" role="status" data-testid="search-card-match">
+          {strings.match}
+        </p>
+      )}
+      {state === "liked" && (
+        <p className="small text-body-secondary mb-0 mt-1" role="status" data-testid="search-card-liked">
+          {strings.liked}
+        </p>
+      )}
+      {message && (
+        <p className="small text-danger mb-0 mt-1" role="alert" data-testid="search-card-like-message">
+          {appStore.get().user ? message : <a href={loginUrl}>{message}</a>}
+        </p>
+      )}
+    </div>
+  );
+}
 
 function Avatar({ label }: { label: string }) {
   return (
@@ -17,19 +92,24 @@ function Avatar({ label }: { label: string }) {
 export function Card({
   card,
   profileUrl,
+  likesUrl,
+  loginUrl,
   strings,
   fictionalIcon,
 }: {
   card: ProfileCard;
   profileUrl: string;
+  likesUrl: string;
+  loginUrl: string;
   strings: SearchStrings;
   fictionalIcon: string;
 }) {
   const thumb = card.main_image?.thumb_filename;
   return (
     <li className="col">
+      <div className="card h-100">
       <a
-        className="card h-100 text-decoration-none text-body search-card"
+        className="text-decoration-none text-body search-card"
         href={profileUrl.replace("{id}", String(card.id))}
         data-testid="search-card"
       >
@@ -59,11 +139,25 @@ export function Card({
           {card.city && <p className="card-text small text-body-secondary text-truncate mb-0">{card.city}</p>}
         </div>
       </a>
+      <LikeButton card={card} strings={strings} likesUrl={likesUrl} loginUrl={loginUrl} />
+      </div>
     </li>
   );
 }
 
-function Grid({ cards, testId, ...rest }: { cards: ProfileCard[]; testId: string; profileUrl: string; strings: SearchStrings; fictionalIcon: string }) {
+function Grid({
+  cards,
+  testId,
+  ...rest
+}: {
+  cards: ProfileCard[];
+  testId: string;
+  profileUrl: string;
+  likesUrl: string;
+  loginUrl: string;
+  strings: SearchStrings;
+  fictionalIcon: string;
+}) {
   return (
     <ul className="row row-cols-2 row-cols-sm-3 row-cols-lg-4 g-3 list-unstyled mb-4" data-testid={testId}>
       {cards.map((card) => (
@@ -77,13 +171,15 @@ export interface ResultsProps {
   state: SearchState;
   strings: SearchStrings;
   profileUrl: string;
+  likesUrl: string;
+  loginUrl: string;
   fictionalIcon: string;
   onLoadMore: () => void;
 }
 
 /** The count, the cards, "Load more" and the similar results with their own count. */
-export function Results({ state, strings, profileUrl, fictionalIcon, onLoadMore }: ResultsProps) {
-  const common = { profileUrl, strings, fictionalIcon };
+export function Results({ state, strings, profileUrl, likesUrl, loginUrl, fictionalIcon, onLoadMore }: ResultsProps) {
+  const common = { profileUrl, likesUrl, loginUrl, strings, fictionalIcon };
   if (!state.searched) {
     return (
       <p className="text-body-secondary" data-testid="search-cleared">

@@ -91,6 +91,8 @@ export function Search(props: SearchProps) {
         state={state}
         strings={strings}
         profileUrl={props.profileUrl}
+        likesUrl={props.likesUrl}
+        loginUrl={props.loginUrl}
         fictionalIcon={props.fictionalIcon}
         onLoadMore={() => void loadMore()}
       />

@@ -12,6 +12,11 @@ export interface SearchStrings {
   maxAge: string;
   any: string;
   search: string;
+  like: string;
+  liked: string;
+  unlike: string;
+  match: string;
+  likeLogin: string;
   clear: string;
   loadMore: string;
   loading: string;
@@ -79,6 +84,8 @@ export interface SearchProps {
   apiUrl: string;
   /** "/members/{id}" */
   profileUrl: string;
+  likesUrl: string;
+  loginUrl: string;
   pageSize: number;
   options: SearchOptions;
   /** What Clear goes back to: the member's (or a visitor's) defaults. */

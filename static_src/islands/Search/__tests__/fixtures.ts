@@ -14,6 +14,11 @@ export const strings: SearchStrings = {
   maxAge: "To age",
   any: "Any",
   search: "Search",
+  like: "Like",
+  liked: "Liked",
+  unlike: "Unlike",
+  match: "It's a match!",
+  likeLogin: "Log in or sign up to like this profile.",
   clear: "Clear",
   loadMore: "Load more",
   loading: "Loading…",
@@ -70,6 +75,8 @@ export function makeProps(overrides: Partial<SearchProps> = {}): SearchProps {
     strings,
     apiUrl: "/api/search.php",
     profileUrl: "/members/{id}",
+    likesUrl: "/api/likes.php",
+    loginUrl: "/login",
     pageSize: 24,
     options: {
       genders: [
