@@ -4,58 +4,14 @@ another's profile and blocks them; the blocked member (a second browser) gets th
 the ORM in a thread of their own (its connection is outside the test's transaction, so
 the live server sees them; committed data outlives the test, so names are unique)."""
 
-import uuid
-from concurrent.futures import ThreadPoolExecutor
-from datetime import date
-
 import pytest
-from allauth.account.models import EmailAddress
-from django.db import connection
 from playwright.sync_api import expect
 
-from apps.accounts.models import User
-from apps.profiles.models import Complaint, Profile, ProfileStatus
+from apps.profiles.models import Complaint
 from conftest import on_site
+from tests.browser.helpers import log_in, member
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
-
-PASSWORD = "a-Long-passphrase-42"
-
-
-def member(site, prefix: str) -> tuple[str, Profile]:
-    tag = uuid.uuid4().hex[:10]
-    name, email = f"{prefix}{tag}", f"{prefix.lower()}-{tag}@example.com"
-
-    def create() -> Profile:
-        try:
-            with on_site(site):
-                user = User.objects.create_user(username=name, email=email, password=PASSWORD)
-                EmailAddress.objects.create(user=user, email=email, primary=True, verified=True)
-                return Profile.objects.create(
-                    user=user,
-                    name=name,
-                    status=ProfileStatus.ACTIVE,
-                    gender="female",
-                    country="GB",
-                    city="Leeds",
-                    date_of_birth=date(1991, 2, 3),
-                    about_me="Hi <b>there</b>\nsecond line",
-                )
-        finally:
-            connection.close()
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return email, pool.submit(create).result()
-
-
-def log_in(page, server, email: str) -> None:
-    page.goto(server.url("localhost", "/login"))
-    page.get_by_test_id("entry-warning-enter").click()
-    page.get_by_test_id("entry-warning").wait_for(state="detached")
-    page.locator("#login-email").fill(email)
-    page.locator("#login-password").fill(PASSWORD)
-    page.get_by_test_id("login-submit").click()
-    expect(page.get_by_test_id("topbar-name")).to_have_count(1)
 
 
 def test_block_then_report(site_server, page, chromium, viewport, site):

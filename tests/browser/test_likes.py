@@ -5,7 +5,7 @@ Members are made in a thread of their own (see test_block.py: committed, unique 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_block import log_in, member
+from tests.browser.helpers import log_in, member
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
 

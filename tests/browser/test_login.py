@@ -6,33 +6,13 @@ import uuid
 
 import pytest
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
+from tests.browser.helpers import PASSWORD, enter, sign_up
 
-PASSWORD = "a-Long-passphrase-42"
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
 
 
 def is_phone(page) -> bool:
     return page.viewport_size["width"] < 576
-
-
-def enter(page, url: str) -> None:
-    page.goto(url)
-    page.get_by_test_id("entry-warning-enter").click()
-    page.get_by_test_id("entry-warning").wait_for(state="detached")
-
-
-def sign_up(page, server) -> tuple[str, str]:
-    """A new member, logged in in this browser (not confirmed yet)."""
-    tag = uuid.uuid4().hex[:12]
-    email, name = f"b{tag}@example.com", f"B{tag}"
-    token = page.locator('meta[name="csrf-token"]').get_attribute("content")
-    response = page.request.post(
-        server.url("localhost", "/api/signup.php"),
-        data={"email": email, "name": name, "date_of_birth": "1990-04-05", "password": PASSWORD},
-        headers={"X-CSRFToken": token},
-    )
-    assert response.status == 201, response.text()
-    return email, name
 
 
 def open_account_menu(page) -> None:

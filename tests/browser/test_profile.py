@@ -11,28 +11,11 @@ from playwright.sync_api import expect
 from apps.accounts.models import User
 from apps.profiles.models import Photo
 from conftest import on_site
+from tests.browser.helpers import enter, sign_up
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
 
-PASSWORD = "a-Long-passphrase-42"
 LIMIT = "You can upload up to 3 photos. Become a premium member to upload up to 25."
-
-
-def sign_up(page, server) -> str:
-    """A new member through the site's signup API, logged in in this browser."""
-    page.goto(server.url("localhost", "/login"))
-    page.get_by_test_id("entry-warning-enter").click()
-    page.get_by_test_id("entry-warning").wait_for(state="detached")
-    tag = uuid.uuid4().hex[:12]
-    email, name = f"p{tag}@example.com", f"P{tag}"
-    token = page.locator('meta[name="csrf-token"]').get_attribute("content")
-    response = page.request.post(
-        server.url("localhost", "/api/signup.php"),
-        data={"email": email, "name": name, "date_of_birth": "1990-04-05", "password": PASSWORD},
-        headers={"X-CSRFToken": token},
-    )
-    assert response.status == 201, response.text()
-    return email
 
 
 def jpegs(tmp_path, n: int) -> list[str]:
@@ -45,7 +28,8 @@ def jpegs(tmp_path, n: int) -> list[str]:
 
 
 def test_edit_profile_and_manage_photos(site_server, page, site, tmp_path):
-    email = sign_up(page, site_server)
+    enter(page, site_server.url("localhost", "/login"))
+    email, _name = sign_up(page, site_server)
 
     # The photo alert links to /profile.
     page.goto(site_server.url("localhost", "/notifications"))
@@ -119,7 +103,8 @@ def test_edit_profile_and_manage_photos(site_server, page, site, tmp_path):
 
 
 def test_dismissing_the_photo_alert(site_server, page, site):
-    email = sign_up(page, site_server)
+    enter(page, site_server.url("localhost", "/login"))
+    email, _name = sign_up(page, site_server)
     page.goto(site_server.url("localhost", "/notifications"))
     page.get_by_test_id("profile-photo-alert-dismiss").click()
     expect(page.get_by_test_id("profile-photo-alert")).to_have_count(0)

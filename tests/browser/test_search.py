@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from apps.profiles.models import Profile, ProfileStatus
 from conftest import on_site
-from tests.browser.test_login import enter, sign_up
+from tests.browser.helpers import enter, sign_up
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
 

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from apps.profiles.models import Profile, ProfileStatus
 from conftest import on_site
-from tests.browser.test_block import log_in, member
+from tests.browser.helpers import log_in, member
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
 

@@ -6,6 +6,9 @@ from rest_framework.response import Response
 
 from apps.common.api.base import SiteApiView
 from apps.profiles.search import search_allowed, search_forbidden_error, search_params_parse, search_payload, search_run
+from apps.tenants.constants import SEARCHABLE_PROFILE_FIELDS
+
+SEARCH_PARAMETERS = ("gender", "country", "region", "min_age", "max_age")
 
 
 class SearchApi(SiteApiView):
@@ -22,13 +25,7 @@ class SearchApi(SiteApiView):
                 "region",
                 "min_age",
                 "max_age",
-                "relationship_status",
-                "body_type",
-                "hair_color",
-                "eye_color",
-                "tattoos",
-                "sexuality",
-                "interests",
+                *SEARCHABLE_PROFILE_FIELDS,
                 "page",
                 "cursor",
             )
