@@ -79,10 +79,21 @@ class User(AbstractUser):
     delete_reason = models.CharField(_("reason for deleting"), max_length=20, choices=DeleteReason.choices, blank=True)
     delete_remarks = models.TextField(_("remarks on deleting"), blank=True)
 
+    # Money (apps.credits, apps.payments). `credits` caches the sum of the member's ledger
+    # (credits.CreditEntry) and is changed only together with a ledger entry.
+    credits = models.IntegerField(_("credits"), default=0)
+    paid_user = models.BooleanField(_("premium (has bought credits)"), default=False)
+    premium_since = models.DateTimeField(_("premium since"), null=True, blank=True)
+    # A chargeback larger than the balance leaves a debt: spending stops until support clears it.
+    credits_frozen = models.BooleanField(_("spending frozen"), default=False)
+    credits_owed = models.PositiveIntegerField(_("credits owed after chargebacks"), default=0)
+    direct_debit_blocked = models.BooleanField(_("blocked for direct debit"), default=False)
+
     class Meta:
         verbose_name = _("user")
         verbose_name_plural = _("users")
         constraints = [
+            models.CheckConstraint(condition=models.Q(credits__gte=0), name="user_credits_not_negative"),
             models.UniqueConstraint(
                 Lower("email"),
                 name="unique_user_email_ci",

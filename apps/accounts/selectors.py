@@ -36,7 +36,7 @@ def user_payload(user: User) -> dict:
         "email": user.email,
         "status": user.status,
         "credits": user_credits(user),
-        "paid_user": bool(getattr(user, "paid_user", False)),
+        "paid_user": user.paid_user,
         "language": user.language,
         "country": user.country.code if user.country else None,
         "notifications_disabled": user.notifications_disabled,
@@ -62,8 +62,9 @@ def profile_summary(profile) -> dict:
 
 
 def user_credits(user: User) -> int:
-    # The credits app will provide the balance; until then every member has 0.
-    return int(getattr(user, "credits_balance", 0) or 0)
+    """The member's balance as cached on the account row (apps.credits keeps it equal to
+    the ledger's sum)."""
+    return user.credits
 
 
 # --- Top-bar totals ----------------------------------------------------------------

@@ -237,6 +237,11 @@ ISLAND_STRINGS: dict[str, Callable[[], dict]] = {
 }
 
 
+def island_strings_register(name: str, builder: Callable[[], dict]) -> None:
+    """Let an app give its island's strings from its own module (call from AppConfig.ready)."""
+    ISLAND_STRINGS[name] = builder
+
+
 def island_strings(name: str) -> dict:
     builder = ISLAND_STRINGS.get(name)
     return builder() if builder else {}

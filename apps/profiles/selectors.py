@@ -13,9 +13,8 @@ SIGNUP_MATCHES_PER_PAGE = 12
 
 
 def photo_limit(user) -> int:
-    """How many photos the member may have (spec §5, §9: 3 free, 25 premium). Premium
-    membership does not exist yet, so every member is a free member for now."""
-    return PREMIUM_PHOTO_LIMIT if getattr(user, "paid_user", False) else FREE_PHOTO_LIMIT
+    """How many photos the member may have (spec §5, §9: 3 free, 25 premium)."""
+    return PREMIUM_PHOTO_LIMIT if user.paid_user else FREE_PHOTO_LIMIT
 
 
 def photo_count(profile: Profile) -> int:

@@ -33,8 +33,8 @@ class BlockedByOwner(Exception):
 
 def member_is_premium(user) -> bool:
     """Premium members see every photo (spec §4, §6). Membership becomes premium on the
-    first credit purchase; until payments exist nobody is premium."""
-    return False
+    first credit purchase (apps.payments)."""
+    return bool(user.paid_user)
 
 
 def shown_photos(viewer, profile: Profile) -> list[Photo]:

@@ -2,7 +2,7 @@
 
 from django.db import transaction
 
-from apps.tenants.models import Site
+from apps.tenants.models import CreditPackage, CreditPackagePrice, Site
 from apps.tenants.services import company_get_or_create, public_site_ensure, site_create
 
 DEMO_COMPANY = {
@@ -49,6 +49,24 @@ DEMO_SITES = [
 ]
 
 
+# Credit packages of every demo site: (credits, {currency: minor units}, highlighted).
+DEMO_PACKAGES = [
+    (20, {"EUR": 1495, "GBP": 1295, "USD": 1595}, False),
+    (50, {"EUR": 2995, "GBP": 2595, "USD": 3295}, True),
+    (120, {"EUR": 5995, "GBP": 5195, "USD": 6495}, False),
+]
+
+
+def demo_packages_ensure(site: Site) -> None:
+    if CreditPackage.objects.filter(site=site).exists():
+        return
+    for position, (credits, prices, highlighted) in enumerate(DEMO_PACKAGES):
+        package = CreditPackage.objects.create(site=site, credits=credits, highlighted=highlighted, position=position)
+        CreditPackagePrice.objects.bulk_create(
+            CreditPackagePrice(package=package, currency=currency, amount=amount) for currency, amount in prices.items()
+        )
+
+
 @transaction.atomic
 def demo_sites_ensure(*, admin_domain: str = "admin.localhost") -> list[Site]:
     """Create the public row and the demo sites if they are missing. Idempotent."""
@@ -61,5 +79,6 @@ def demo_sites_ensure(*, admin_domain: str = "admin.localhost") -> list[Site]:
         site = Site.objects.filter(domains__domain=domain).first()
         if site is None:
             site = site_create(domain=domain, company=company, **spec)
+        demo_packages_ensure(site)
         sites.append(site)
     return sites

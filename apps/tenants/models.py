@@ -170,6 +170,21 @@ class Site(TenantMixin):
         models.CharField(max_length=60), default=_default_interests, blank=True, verbose_name=_("interests")
     )
 
+    # Payments (issue 6): which gateway takes the site's payments, with its own key.
+    payment_gateway = models.CharField(
+        _("payment gateway"),
+        max_length=20,
+        choices=[("sandbox", _("Sandbox (test payments)")), ("mollie", "Mollie")],
+        default="sandbox",
+    )
+    mollie_api_key = models.CharField(
+        _("Mollie API key"),
+        max_length=100,
+        blank=True,
+        help_text=_("The site's own key (live_… or test_…); required when the gateway is Mollie."),
+    )
+    direct_debit_enabled = models.BooleanField(_("offer SMS direct debit"), default=True)
+
     # Theme.
     theme_primary = models.CharField(_("primary colour"), max_length=7, default="#5566e8", validators=[hex_colour])
     theme_secondary = models.CharField(_("secondary colour"), max_length=7, default="#b8a4e3", validators=[hex_colour])
@@ -252,6 +267,8 @@ class Site(TenantMixin):
             errors.setdefault("search_fields", []).append(
                 _("Fields that cannot be searched: %(names)s") % {"names": ", ".join(bad)}
             )
+        if self.payment_gateway == "mollie" and not re.match(r"^(live|test)_\w{20,}$", self.mollie_api_key or ""):
+            errors.setdefault("mollie_api_key", []).append(_("Enter the site's Mollie API key (live_… or test_…)."))
         if self.cdn_prefix and not re.match(r"^(https://|/)", self.cdn_prefix):
             errors.setdefault("cdn_prefix", []).append(_("The CDN prefix must start with https:// or /."))
         if errors:
@@ -335,3 +352,90 @@ class MemberDirectoryEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} <{self.email}> ({self.site_id}:{self.member_id})"
+
+
+currency_code = RegexValidator(r"^[A-Z]{3}$", _("Use a three-letter ISO currency code."))
+
+
+class CreditPackage(models.Model):
+    """A credit bundle a site sells (spec §2 "Credits page with credit packages"), with a
+    price in each currency the site takes. Public schema, edited with the site."""
+
+    site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="credit_packages")
+    credits = models.PositiveIntegerField(_("credits"), validators=[MinValueValidator(1)])
+    highlighted = models.BooleanField(_("highlighted"), default=False)
+    is_active = models.BooleanField(_("on sale"), default=True)
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
+
+    class Meta:
+        verbose_name = _("credit package")
+        verbose_name_plural = _("credit packages")
+        ordering = ["position", "credits"]
+
+    def __str__(self) -> str:
+        return _("%(credits)s credits") % {"credits": self.credits}
+
+
+class CreditPackagePrice(models.Model):
+    """A package's price in one currency, in minor units (cents)."""
+
+    package = models.ForeignKey(CreditPackage, on_delete=models.CASCADE, related_name="prices")
+    currency = models.CharField(_("currency"), max_length=3, default="EUR", validators=[currency_code])
+    amount = models.PositiveIntegerField(
+        _("price (minor units)"), validators=[MinValueValidator(100)], help_text=_("In cents: 1995 is 19.95.")
+    )
+
+    class Meta:
+        verbose_name = _("price")
+        verbose_name_plural = _("prices")
+        constraints = [models.UniqueConstraint(fields=["package", "currency"], name="unique_package_currency")]
+
+    def __str__(self) -> str:
+        return f"{self.amount / 100:.2f} {self.currency}"
+
+
+class DiscountCodeStatus(models.TextChoices):
+    ACTIVE = "active", _("Active")
+    INACTIVE = "inactive", _("Inactive")
+
+
+class DiscountCode(models.Model):
+    """A discount code of a site (spec §3 "Discount code"). Each member may use a code
+    once (payments.DiscountCodeUse). Empty country, currency or payment methods mean any;
+    `member_id` limits the code to one member of the site."""
+
+    site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="discount_codes")
+    code = models.CharField(
+        _("code"),
+        max_length=40,
+        validators=[RegexValidator(r"^[A-Z0-9_-]{3,40}$", _("Use 3 to 40 capital letters, digits, - or _."))],
+    )
+    value_percentage = models.PositiveSmallIntegerField(
+        _("percentage"), validators=[MinValueValidator(1), MaxValueValidator(90)]
+    )
+    country = CountryField(_("country"), blank=True)
+    member_id = models.BigIntegerField(_("member id"), null=True, blank=True)
+    expires = models.DateTimeField(_("expires"), null=True, blank=True)
+    currency = models.CharField(_("currency"), max_length=3, blank=True, validators=[currency_code])
+    minimum_order_value = models.PositiveIntegerField(
+        _("minimum order value (minor units)"), default=0, help_text=_("In cents, before the discount.")
+    )
+    status = models.CharField(
+        _("status"), max_length=10, choices=DiscountCodeStatus.choices, default=DiscountCodeStatus.ACTIVE
+    )
+    paymentmethods = ArrayField(
+        models.CharField(max_length=30), default=list, blank=True, verbose_name=_("payment methods")
+    )
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("discount code")
+        verbose_name_plural = _("discount codes")
+        constraints = [models.UniqueConstraint(fields=["site", "code"], name="unique_site_discount_code")]
+
+    def __str__(self) -> str:
+        return f"{self.code} ({self.value_percentage}%)"
+
+    @property
+    def expired(self) -> bool:
+        return self.expires is not None and self.expires <= timezone.now()

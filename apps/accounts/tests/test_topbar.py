@@ -125,9 +125,9 @@ class TestLoggedIn:
             rf'href="{url_or("premium", "/premium")}" data-testid="topbar-credits"><span>Get Premium', body
         )
 
-    def test_paid_members_get_credits(self, logged_in, monkeypatch):
-        monkeypatch.setattr(User, "paid_user", True, raising=False)
-        monkeypatch.setattr(User, "credits_balance", 50, raising=False)
+    def test_paid_members_get_credits(self, site, logged_in):
+        with on_site(site):
+            User.objects.filter(email="anna@example.com").update(paid_user=True, credits=50)
         body = logged_in.get("/").content.decode()
         url = url_or("credits-repeat-order", "/credits/repeat-order")
         assert re.search(rf'href="{url}" data-testid="topbar-credits"><span>Credits', body)
@@ -157,8 +157,9 @@ class TestLoggedIn:
         ("credits", "expected"),
         [(11, None), (100, None), (10, ("warning", "10")), (1, ("warning", "1")), (0, ("danger", "0"))],
     )
-    def test_the_credits_badge(self, logged_in, monkeypatch, credits, expected):
-        monkeypatch.setattr(User, "credits_balance", credits, raising=False)
+    def test_the_credits_badge(self, site, logged_in, credits, expected):
+        with on_site(site):
+            User.objects.filter(email="anna@example.com").update(credits=credits)
         body = logged_in.get("/").content.decode()
         if expected is None:
             assert 'data-badge="credits"' not in body
