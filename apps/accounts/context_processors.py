@@ -10,6 +10,7 @@ from apps.accounts.selectors import (
     member_totals,
     user_payload,
 )
+from apps.payments.discounts import time_bonus_island_props, time_bonus_page_state
 from apps.tenants.middleware import is_public
 
 
@@ -18,6 +19,7 @@ def _anonymous() -> dict:
         "app_state": {"user": None, "totals": {"unreadMessages": 0, "newLikes": 0}},
         "topbar": None,
         "activation_reminder": None,
+        "time_bonus_island": None,
     }
 
 
@@ -27,11 +29,14 @@ def _member(request: HttpRequest) -> dict:
     totals = member_totals(user)
     profile = payload["profile"] or {}
     main_image = profile.get("main_image") or {}
+    time_bonus = time_bonus_page_state(user)  # no query (paid_user, date_joined)
     return {
         "app_state": {
             "user": payload,
             "totals": {"unreadMessages": totals["unreadMessages"], "newLikes": totals["newLikes"]},
+            "timeBonus": time_bonus,
         },
+        "time_bonus_island": time_bonus_island_props(request, time_bonus),
         "topbar": {
             "name": profile.get("name") or payload["name"],
             "thumb": main_image.get("thumb_filename"),

@@ -4,6 +4,8 @@ switched-off e-mail, the delete flow with its save-offers, reactivation, unsubsc
 the data export. Views parse the input, call one service and render; the rules are in
 apps.accounts.services.settings / deletion / export."""
 
+from urllib.parse import urlencode
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -280,6 +282,20 @@ def account_delete(request: HttpRequest) -> HttpResponse:
         request.session.pop(DELETE_SESSION_KEY, None)
         messages.success(request, _("Invisible mode is on: you do not appear in search. Your account stays."))
         return redirect(_settings_url("invisible"))
+    elif action == "discount" and deletion.delete_discount_percent(site=site) > 0:
+        # Lazy: accounts does not depend on payments at import time.
+        from apps.payments.discounts import delete_discount_offer
+
+        code = delete_discount_offer(
+            site=site, user=request.user, percentage=deletion.delete_discount_percent(site=site)
+        )
+        request.session.pop(DELETE_SESSION_KEY, None)
+        messages.success(
+            request,
+            _("Thank you for staying! Your %(percent)s%% discount code %(code)s is applied below.")
+            % {"percent": code.value_percentage, "code": code.code},
+        )
+        return redirect(reverse("credits") + "?" + urlencode({"code": code.code}))
     elif action == "confirm":
         if state is None:
             return redirect("account-delete")

@@ -23,6 +23,9 @@ from apps.credits.models import GRANT_KINDS, SPENDING_KINDS, TAKE_BACK_KINDS, Cr
 
 User = get_user_model()
 
+# The note of the entry that pays off a chargeback debt out of an adjustment.
+DEBT_PAID_NOTE = "Pays off credits owed after a reversed payment"
+
 
 def not_enough_credits_error() -> ApplicationError:
     return ApplicationError("not_enough_credits", _("You do not have enough credits"), status_code=402)
@@ -135,8 +138,9 @@ def credits_take_back(*, user, credits: int, kind: str, key: str, payment=None, 
 
 def credits_adjust(*, user, credits: int, staff_name: str, note: str) -> CreditEntry:
     """Support adds (credits > 0) or takes (credits < 0) credits, with a note. Taking more
-    than the balance is refused. Adding first pays off a debt left by chargebacks; when
-    the debt is paid, spending is allowed again."""
+    than the balance is refused. Adding first pays off a debt left by chargebacks (a second
+    adjustment entry takes what pays it); when the debt is paid, spending is allowed again.
+    Returns the entry with the credits as given."""
     if not credits:
         raise ValueError("an adjustment changes the balance")
     if not note.strip():
@@ -146,7 +150,7 @@ def credits_adjust(*, user, credits: int, staff_name: str, note: str) -> CreditE
         if locked.credits + credits < 0:
             raise not_enough_credits_error()
         locked.credits += credits
-        locked.save(update_fields=["credits"])
+        fields = ["credits"]
         entry = _entry(
             user_id=user.pk,
             kind=EntryKind.ADJUSTMENT,
@@ -155,7 +159,24 @@ def credits_adjust(*, user, credits: int, staff_name: str, note: str) -> CreditE
             note=note.strip(),
             staff_name=staff_name,
         )
+        paid = min(credits, locked.credits_owed) if credits > 0 else 0
+        if paid:
+            locked.credits -= paid
+            locked.credits_owed -= paid
+            locked.credits_frozen = locked.credits_owed > 0
+            fields += ["credits_owed", "credits_frozen"]
+            _entry(
+                user_id=user.pk,
+                kind=EntryKind.ADJUSTMENT,
+                credits=-paid,
+                balance_after=locked.credits,
+                note=DEBT_PAID_NOTE,
+                staff_name=staff_name,
+            )
+        locked.save(update_fields=fields)
     user.credits = locked.credits
+    user.credits_owed = locked.credits_owed
+    user.credits_frozen = locked.credits_frozen
     return entry
 
 

@@ -1,7 +1,31 @@
-from django.contrib import admin
+from django import forms
+from django.conf import settings
+from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
+from django_tenants.utils import tenant_context
 
-from apps.tenants.models import Company, Domain, MemberDirectoryEntry, MinimumMessageCost, Site
+from apps.common.exceptions import ApplicationError
+from apps.credits.models import CreditEntry
+from apps.credits.services import credits_adjust, credits_unfreeze, ledger_balance
+from apps.payments.methods import PAYMENT_METHODS
+from apps.payments.models import Payment
+from apps.tenants.models import (
+    Company,
+    CreditPackage,
+    CreditPackagePrice,
+    DiscountCode,
+    Domain,
+    MemberDirectoryEntry,
+    MinimumMessageCost,
+    Site,
+)
 from apps.tenants.services import schema_name_for
 
 
@@ -98,18 +122,360 @@ class CompanyAdmin(admin.ModelAdmin):
     search_fields = ("name", "kvk")
 
 
+def _sites_only():
+    """The sites, without the public schema's own row (the operators' admin host)."""
+    return Site.objects.exclude(schema_name=settings.PUBLIC_SCHEMA_NAME).order_by("name")
+
+
+class SiteChoiceMixin:
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "site":
+            kwargs["queryset"] = _sites_only()
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+class CreditPackagePriceInline(admin.TabularInline):
+    model = CreditPackagePrice
+    extra = 1
+    min_num = 1
+
+
+@admin.register(CreditPackage)
+class CreditPackageAdmin(SiteChoiceMixin, admin.ModelAdmin):
+    list_display = ("__str__", "site", "price_list", "highlighted", "is_active", "position")
+    list_filter = (("site", admin.RelatedOnlyFieldListFilter), "is_active", "highlighted")
+    list_select_related = ("site",)
+    ordering = ("site__name", "position", "credits")
+    inlines = [CreditPackagePriceInline]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("prices")
+
+    @admin.display(description=_("prices"))
+    def price_list(self, obj: CreditPackage) -> str:
+        return ", ".join(str(price) for price in obj.prices.all())
+
+
+class DiscountCodeForm(forms.ModelForm):
+    paymentmethods = forms.MultipleChoiceField(
+        label=_("payment methods"),
+        choices=[(code, label) for code, (label, _gateway) in PAYMENT_METHODS.items()],
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_("None chosen: every method."),
+    )
+
+    class Meta:
+        model = DiscountCode
+        fields = (
+            "site",
+            "code",
+            "value_percentage",
+            "country",
+            "member_id",
+            "expires",
+            "currency",
+            "minimum_order_value",
+            "status",
+            "paymentmethods",
+        )
+
+    def clean_code(self) -> str:
+        return (self.cleaned_data.get("code") or "").strip().upper()
+
+
+@admin.register(DiscountCode)
+class DiscountCodeAdmin(SiteChoiceMixin, admin.ModelAdmin):
+    form = DiscountCodeForm
+    list_display = (
+        "code",
+        "site",
+        "value_percentage",
+        "country",
+        "member_id",
+        "currency",
+        "minimum_order_value",
+        "expires",
+        "status",
+        "is_expired",
+    )
+    list_filter = (("site", admin.RelatedOnlyFieldListFilter), "status")
+    search_fields = ("code",)
+    list_select_related = ("site",)
+    ordering = ("site__name", "code")
+    readonly_fields = ("created",)
+
+    @admin.display(description=_("expired"), boolean=True)
+    def is_expired(self, obj: DiscountCode) -> bool:
+        return obj.expired
+
+
+# --- Member directory and support tools ------------------------------------------------
+
+LEDGER_ROWS = 30
+PAYMENT_ROWS = 20
+
+
+class CreditsAdjustForm(forms.Form):
+    credits = forms.IntegerField(
+        label=_("credits"),
+        min_value=-100_000,
+        max_value=100_000,
+        help_text=_("Positive adds credits, negative takes them."),
+    )
+    note = forms.CharField(label=_("note"), max_length=300, help_text=_("Why the credits change (kept in the ledger)."))
+
+    def clean_credits(self) -> int:
+        credits = self.cleaned_data["credits"]
+        if credits == 0:
+            raise forms.ValidationError(_("Enter a number of credits other than 0."))
+        return credits
+
+    def clean_note(self) -> str:
+        note = self.cleaned_data["note"].strip()
+        if not note:
+            raise forms.ValidationError(_("Say why the credits change."))
+        return note
+
+
+class CreditsUnfreezeForm(forms.Form):
+    note = forms.CharField(label=_("note"), max_length=300, help_text=_("Why spending is allowed again."))
+
+    def clean_note(self) -> str:
+        note = self.cleaned_data["note"].strip()
+        if not note:
+            raise forms.ValidationError(_("Say why spending is allowed again."))
+        return note
+
+
+def _refund_services():
+    """(refund_request, refundable) of apps.payments.services, or None while the payments
+    app does not offer refunds."""
+    try:
+        from apps.payments import services as payment_services
+    except ImportError:
+        return None
+    request = getattr(payment_services, "refund_request", None)
+    refundable = getattr(payment_services, "refundable", None)
+    return (request, refundable) if callable(request) and callable(refundable) else None
+
+
+def _money(amount: int, currency: str) -> str:
+    return f"{amount / 100:.2f} {currency}"
+
+
 @admin.register(MemberDirectoryEntry)
 class MemberDirectoryAdmin(admin.ModelAdmin):
-    """Support finds a member of any site by e-mail, name or id with one query."""
+    """Support finds a member of any site by e-mail, name or id with one query, and opens
+    the member's credits and payments (run in that site's schema) from the entry."""
 
-    list_display = ("email", "name", "site", "member_id", "status", "updated")
+    list_display = ("email", "name", "site", "member_id", "status", "updated", "credits_link")
     list_filter = ("status", "site")
     search_fields = ("email", "name", "=member_id")
     list_select_related = ("site",)
-    readonly_fields = ("site", "member_id", "email", "name", "status", "updated")
+    readonly_fields = ("site", "member_id", "email", "name", "status", "updated", "credits_link")
 
     def has_add_permission(self, request) -> bool:
         return False
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
+
+    @admin.display(description=_("credits and payments"))
+    def credits_link(self, obj: MemberDirectoryEntry) -> str:
+        if obj.pk is None:
+            return ""
+        return format_html('<a href="{}">{}</a>', self._credits_url(obj), gettext("Credits and payments"))
+
+    # --- Support tools: URLs ------------------------------------------------------------
+
+    def _url_name(self, action: str) -> str:
+        return f"{self.opts.app_label}_{self.opts.model_name}_{action}"
+
+    def _credits_url(self, entry: MemberDirectoryEntry) -> str:
+        return reverse(f"{self.admin_site.name}:{self._url_name('credits')}", args=[entry.pk])
+
+    def get_urls(self):
+        view = self.admin_site.admin_view  # staff only, CSRF protected, never cached
+        return [
+            path("<int:object_id>/credits/", view(self.credits_view), name=self._url_name("credits")),
+            path(
+                "<int:object_id>/credits/adjust/", view(self.credits_adjust_view), name=self._url_name("credits_adjust")
+            ),
+            path(
+                "<int:object_id>/credits/unfreeze/",
+                view(self.credits_unfreeze_view),
+                name=self._url_name("credits_unfreeze"),
+            ),
+            path(
+                "<int:object_id>/credits/refund/<str:payment_id>/",
+                view(self.payment_refund_view),
+                name=self._url_name("payment_refund"),
+            ),
+            *super().get_urls(),
+        ]
+
+    # --- Support tools: views -----------------------------------------------------------
+
+    def _entry(self, request, object_id: int, *, change: bool) -> MemberDirectoryEntry:
+        entry = MemberDirectoryEntry.objects.select_related("site").filter(pk=object_id).first()
+        if entry is None:
+            raise Http404
+        allowed = self.has_change_permission(request, entry) if change else self.has_view_permission(request, entry)
+        if not allowed:
+            raise PermissionDenied
+        return entry
+
+    @staticmethod
+    def _member(entry: MemberDirectoryEntry):
+        """The member the entry stands for, read in the site's schema (call inside it)."""
+        member = get_user_model().objects.filter(pk=entry.member_id).first()
+        if member is None:
+            raise Http404(gettext("The member no longer exists on the site."))
+        return member
+
+    def _credits_page(self, request, entry, *, adjust_form=None, unfreeze_form=None, status: int = 200):
+        refunds = _refund_services()
+        with tenant_context(entry.site):
+            member = self._member(entry)
+            ledger = ledger_balance(member)
+            entries = list(CreditEntry.objects.filter(user_id=member.pk).select_related("payment")[:LEDGER_ROWS])
+            payments = []
+            for payment in Payment.objects.filter(user_id=member.pk).prefetch_related("refunds")[:PAYMENT_ROWS]:
+                refundable = refunds[1](payment) if refunds else None
+                payments.append(
+                    {
+                        "payment": payment,
+                        "amount": _money(payment.amount, payment.currency),
+                        "refunded": _money(payment.amount_refunded, payment.currency),
+                        "charged_back": _money(payment.amount_charged_back, payment.currency),
+                        "refunds": [
+                            {"refund": refund, "amount": _money(refund.amount, payment.currency)}
+                            for refund in payment.refunds.all()
+                        ],
+                        "refundable": refundable,
+                        "refundable_amount": (
+                            _money(refundable["amount"], refundable["currency"]) if refundable else ""
+                        ),
+                    }
+                )
+        context = {
+            **self.admin_site.each_context(request),
+            "title": gettext("Credits and payments of %(name)s") % {"name": entry.name},
+            "opts": self.opts,
+            "original": entry,
+            "entry": entry,
+            "member": member,
+            "ledger": ledger,
+            "ledger_differs": ledger != member.credits,
+            "entries": entries,
+            "payments": payments,
+            "refunds_available": refunds is not None,
+            "adjust_form": adjust_form or CreditsAdjustForm(),
+            "unfreeze_form": unfreeze_form or CreditsUnfreezeForm(),
+            "change_url": reverse(f"{self.admin_site.name}:{self._url_name('change')}", args=[entry.pk]),
+            "adjust_url": reverse(f"{self.admin_site.name}:{self._url_name('credits_adjust')}", args=[entry.pk]),
+            "unfreeze_url": reverse(f"{self.admin_site.name}:{self._url_name('credits_unfreeze')}", args=[entry.pk]),
+            "refund_url_name": f"{self.admin_site.name}:{self._url_name('payment_refund')}",
+        }
+        return TemplateResponse(request, "admin/tenants/memberdirectoryentry/credits.html", context, status=status)
+
+    def credits_view(self, request, object_id: int):
+        entry = self._entry(request, object_id, change=False)
+        return self._credits_page(request, entry)
+
+    def credits_adjust_view(self, request, object_id: int):
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        entry = self._entry(request, object_id, change=True)
+        form = CreditsAdjustForm(request.POST)
+        if not form.is_valid():
+            return self._credits_page(request, entry, adjust_form=form, status=400)
+        credits, note = form.cleaned_data["credits"], form.cleaned_data["note"]
+        with tenant_context(entry.site):
+            member = self._member(entry)
+            try:
+                credits_adjust(user=member, credits=credits, staff_name=request.user.get_username(), note=note)
+            except ApplicationError as error:
+                form.add_error("credits", error.message)
+                failed = True
+            else:
+                failed = False
+        if failed:
+            return self._credits_page(request, entry, adjust_form=form, status=400)
+        self.log_change(request, entry, f"Credits {credits:+d}: {note}")
+        self.message_user(
+            request,
+            gettext("%(credits)+d credits for %(name)s. Balance: %(balance)d.")
+            % {"credits": credits, "name": entry.name, "balance": member.credits},
+            messages.SUCCESS,
+        )
+        return HttpResponseRedirect(self._credits_url(entry))
+
+    def credits_unfreeze_view(self, request, object_id: int):
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        entry = self._entry(request, object_id, change=True)
+        form = CreditsUnfreezeForm(request.POST)
+        if not form.is_valid():
+            return self._credits_page(request, entry, unfreeze_form=form, status=400)
+        note = form.cleaned_data["note"]
+        with tenant_context(entry.site):
+            member = self._member(entry)
+            owed, frozen = member.credits_owed, member.credits_frozen
+            if frozen or owed:
+                credits_unfreeze(user=member, staff_name=request.user.get_username(), note=note)
+        if not (frozen or owed):
+            self.message_user(request, gettext("Spending was not frozen."), messages.WARNING)
+        else:
+            self.log_change(request, entry, f"Credits unfrozen ({owed} owed cleared): {note}")
+            self.message_user(
+                request,
+                gettext("Spending is allowed again for %(name)s; %(owed)d owed credits cleared.")
+                % {"name": entry.name, "owed": owed},
+                messages.SUCCESS,
+            )
+        return HttpResponseRedirect(self._credits_url(entry))
+
+    def payment_refund_view(self, request, object_id: int, payment_id: str):
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        entry = self._entry(request, object_id, change=True)
+        refunds = _refund_services()
+        if refunds is None:
+            raise Http404
+        refund_request, refundable = refunds
+        from apps.payments.gateways.base import GatewayError
+
+        with tenant_context(entry.site):
+            member = self._member(entry)
+            payment = Payment.objects.filter(user_id=member.pk, public_id=payment_id).first()
+            if payment is None:
+                raise Http404
+            error = refund = None
+            if refundable(payment) is None:
+                error = gettext("This payment cannot be refunded.")
+            else:
+                try:
+                    refund = refund_request(payment=payment, requested_by=request.user.get_username())
+                except ApplicationError as failure:
+                    error = str(failure.message)
+                except GatewayError:
+                    error = gettext("The payment provider did not accept the refund. Please try again later.")
+        if error:
+            self.message_user(request, error, messages.ERROR)
+        else:
+            self.log_change(
+                request, entry, f"Refund of payment {payment.public_id}: {refund.credits} credits, {refund.amount}"
+            )
+            self.message_user(
+                request,
+                gettext("Refund of %(amount)s (%(credits)d credits) requested for payment %(payment)s.")
+                % {
+                    "amount": _money(refund.amount, payment.currency),
+                    "credits": refund.credits,
+                    "payment": payment.public_id,
+                },
+                messages.SUCCESS,
+            )
+        return HttpResponseRedirect(self._credits_url(entry))

@@ -274,7 +274,14 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "apps.accounts.tasks.members_erase_expired",
         "schedule": crontab(hour=3, minute=17),
     },
+    # Fetch payments left open or pending, expire never-accepted ones, resend refunds.
+    "payments-reconcile": {
+        "task": "apps.payments.tasks.payments_reconcile",
+        "schedule": 5 * 60,
+    },
 }
+# The sandbox gateway: a repeat order by SEPA direct debit is "pending" this long.
+SANDBOX_DIRECT_DEBIT_SETTLE_SECONDS = env.int("SANDBOX_DIRECT_DEBIT_SETTLE_SECONDS", default=5)
 
 CHANNEL_LAYERS = {
     "default": {
@@ -286,6 +293,12 @@ CHANNEL_LAYERS = {
 # --- E-mail --------------------------------------------------------------------
 EMAIL_BACKEND = env("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="no-reply@localhost")
+
+# --- SMS and SMS direct debit (apps.payments.sms, apps.payments.directdebit) ----
+SMS_BACKEND = env("SMS_BACKEND", default="apps.payments.sms.ConsoleBackend")
+# Per member over the last 30 days, counting direct debit payments not failed, cancelled or expired.
+DIRECT_DEBIT_LIMIT_AMOUNT = env.int("DIRECT_DEBIT_LIMIT_AMOUNT", default=15000)  # minor units
+DIRECT_DEBIT_LIMIT_COUNT = env.int("DIRECT_DEBIT_LIMIT_COUNT", default=3)
 
 # --- Security ------------------------------------------------------------------
 SECURE_CONTENT_TYPE_NOSNIFF = True

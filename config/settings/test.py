@@ -4,6 +4,7 @@ from config.settings.base import BASE_DIR, DATABASE_URL, database_from_url, env
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+SMS_BACKEND = "apps.payments.sms.LocmemBackend"
 CELERY_TASK_ALWAYS_EAGER = True
 CELERY_TASK_EAGER_PROPAGATES = True
 MEDIA_ROOT = BASE_DIR / ".data" / "test-media"

@@ -19,7 +19,7 @@ import "bootstrap/js/dist/tab.js";
 import Toast from "bootstrap/js/dist/toast.js";
 
 import { configureApiFromPage, sendPageHiddenBeacon } from "../lib/api";
-import { renderBadges } from "../lib/badges";
+import { renderBadges, renderCredits } from "../lib/badges";
 import { installChunkReloadGuard } from "../lib/chunkReload";
 import { installProgressBar } from "../lib/progress";
 import { installPushMessageHandler } from "../lib/push";
@@ -60,6 +60,12 @@ installDismissAlerts();
     }
   });
 }
+
+// The top bar's credits link and badge follow the member's balance and premium state (a
+// purchase on the payment page, the periodic user refresh).
+appStore.subscribe((state, previous) => {
+  if (state.user !== previous.user) renderCredits(state.user);
+});
 
 // Refresh of user and likes for logged-in members: after 5 s, then every 60 s (5 min with
 // push), paused while the page is hidden (spec §9). Errors are silent.

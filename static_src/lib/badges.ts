@@ -6,7 +6,7 @@
  *   <span class="unread-badge" data-badge="likes">3</span>             new likes
  *   <span class="unread-badge" data-badge="total">99+</span>           both (phone menu button)
  */
-import type { Totals } from "./store";
+import type { AppUser, Totals } from "./store";
 
 export const BADGE_CAP = 99;
 
@@ -30,4 +30,60 @@ export function renderBadges(totals: Totals, root: ParentNode = document): void 
     el.textContent = label;
     el.hidden = label === "";
   }
+}
+
+// ---------------------------------------------------------------------------------------
+// The credits link (spec §2 top bar: "Credits" for paid users, else "Get Premium"; a credits
+// badge at 10 or fewer, warning above 0, danger at 0). The server renders it; this keeps it in
+// step with appStore.user (a purchase, the periodic user refresh).
+//
+//   <a data-topbar-credits data-label-credits="Credits" data-paid-href="/credits/repeat-order"
+//      href="/premium"><span>Get Premium</span> <span data-badge="credits" ...>0</span></a>
+// ---------------------------------------------------------------------------------------
+
+export const CREDITS_BADGE_THRESHOLD = 10;
+
+export interface CreditsBadge {
+  label: string;
+  style: "warning" | "danger";
+}
+
+/** The same rule as apps.accounts.selectors.credits_badge. */
+export function creditsBadge(credits: number): CreditsBadge | null {
+  const n = Math.floor(Number(credits));
+  if (!Number.isFinite(n) || n > CREDITS_BADGE_THRESHOLD) return null;
+  return { label: String(Math.max(n, 0)), style: n <= 0 ? "danger" : "warning" };
+}
+
+export interface CreditsUser {
+  credits?: unknown;
+  paid_user?: unknown;
+}
+
+export function renderCredits(user: CreditsUser | AppUser | null, root: ParentNode = document): void {
+  const link = root.querySelector<HTMLAnchorElement>("a[data-topbar-credits]");
+  if (!link || !user) return;
+  const label = link.dataset.labelCredits ?? "";
+  if (user.paid_user === true && link.dataset.paidHref) {
+    link.setAttribute("href", link.dataset.paidHref);
+    delete link.dataset.paidHref;
+    const text = link.querySelector("span:not([data-badge])");
+    if (text && label) text.textContent = label;
+  }
+  if (typeof user.credits !== "number") return;
+  const wanted = creditsBadge(user.credits);
+  let badge = link.querySelector<HTMLElement>('[data-badge="credits"]');
+  if (!wanted) {
+    badge?.remove();
+    return;
+  }
+  if (!badge) {
+    badge = link.ownerDocument.createElement("span");
+    badge.dataset.badge = "credits";
+    badge.dataset.testid = "badge-credits";
+    if (label) badge.title = label;
+    link.append(" ", badge);
+  }
+  badge.className = `badge rounded-pill text-bg-${wanted.style}`;
+  badge.textContent = wanted.label;
 }

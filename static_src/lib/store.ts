@@ -74,9 +74,12 @@ export interface Totals {
 }
 
 export interface TimeBonus {
-  /** Epoch milliseconds. */
+  /** Epoch milliseconds (by this browser's clock). */
   expiresAt: number;
   code: string;
+  /** Discount in percent (25). */
+  percentage?: number;
+  /** The time-bonus modal is open. */
   isVisible: boolean;
 }
 
@@ -141,7 +144,7 @@ export function readAppStateFromPage(doc: Document = document): Partial<AppState
       newLikes: Number(data.totals.newLikes) || 0,
     };
   }
-  if ("timeBonus" in data) out.timeBonus = isObject(data.timeBonus) ? (data.timeBonus as unknown as TimeBonus) : null;
+  if ("timeBonus" in data) out.timeBonus = parseTimeBonus(data.timeBonus);
   if ("paymentCountry" in data) {
     out.paymentCountry = typeof data.paymentCountry === "string" ? data.paymentCountry : null;
   }
@@ -149,14 +152,41 @@ export function readAppStateFromPage(doc: Document = document): Partial<AppState
   return out;
 }
 
+/**
+ * The time bonus as the server hands it over ({code, percentage, expiresAt, secondsLeft,
+ * isVisible}). secondsLeft wins over expiresAt, so a wrong clock in the browser does not
+ * shift the countdown. null when it is missing, broken or already over.
+ */
+export function parseTimeBonus(value: unknown, now: number = Date.now()): TimeBonus | null {
+  if (!isObject(value) || typeof value.code !== "string" || !value.code) return null;
+  const { secondsLeft, percentage } = value;
+  const expiresAt = typeof secondsLeft === "number" ? now + secondsLeft * 1000 : Number(value.expiresAt);
+  if (!Number.isFinite(expiresAt) || expiresAt <= now) return null;
+  return {
+    code: value.code,
+    expiresAt,
+    ...(typeof percentage === "number" && Number.isFinite(percentage) ? { percentage } : {}),
+    isVisible: value.isVisible === true,
+  };
+}
+
 function createAppStore(): Store<AppState> {
   const store = createStore<AppState>(initialAppState());
   if (typeof document !== "undefined") store.set(readAppStateFromPage(document));
+  // Logging out clears the time bonus (spec §4 "Login state changes load or clear the time bonus").
+  store.subscribe((state) => {
+    if (!state.user && state.timeBonus) store.set({ timeBonus: null });
+  });
   return store;
 }
 
 /** The one store shared by all islands of a page. */
 export const appStore: Store<AppState> = createAppStore();
+
+/** Sets (or with null clears) the member's time bonus. */
+export function setTimeBonus(timeBonus: TimeBonus | null, store: Store<AppState> = appStore): void {
+  store.set({ timeBonus });
+}
 
 // ---------------------------------------------------------------------------------------
 // App badge (spec §4 "App badge")

@@ -10,7 +10,7 @@ Other apps add what they hold about the member without this module knowing them:
 
 Sections run in registration order and a later section replaces an earlier one of the
 same name, so the `messages` and `purchases` placeholders below are filled by the chat
-and payments apps (register from their AppConfig.ready). Files are registered the same
+and payments apps (apps.payments.export) (register from their AppConfig.ready). Files are registered the same
 way with `export_files`: callables(user) -> iterable of (path in the ZIP, storage, name).
 Every callable must return only data of the member it is given."""
 

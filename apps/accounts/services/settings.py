@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 from apps.accounts.mail import mail_send_later
 from apps.accounts.models import NOTIFICATION_TYPE_NAMES, EmailDisabledReason, User, UserStatus
 from apps.accounts.services.directory import directory_sync
+from apps.accounts.services.signup import member_confirmed_notify
 from apps.accounts.services.tokens import member_token_make, member_token_read
 from apps.common.exceptions import ApplicationError
 from apps.profiles.models import Profile, ProfileStatus
@@ -55,11 +56,14 @@ def _email_taken(email: str, *, by_other_than: User) -> bool:
 
 def _member_confirmed(user: User) -> list[str]:
     """The member proved the address is theirs: a member who never confirmed becomes
-    active, as with the activation link. Returns the changed fields (not saved)."""
+    active, as with the activation link (and the confirmation hooks run, e.g. the signup
+    credits). Call inside the transaction that saves the user. Returns the changed fields
+    (not saved)."""
     if user.status != UserStatus.NOT_CONFIRMED:
         return []
     user.status = UserStatus.ACTIVE
     Profile.objects.filter(user=user).update(status=ProfileStatus.ACTIVE)
+    member_confirmed_notify(user)
     return ["status"]
 
 

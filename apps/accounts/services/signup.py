@@ -1,5 +1,7 @@
 """Signing up and confirming the e-mail address (spec §4 Signup, §5)."""
 
+from collections.abc import Callable
+
 from allauth.account.models import EmailAddress, EmailConfirmationHMAC
 from allauth.core import ratelimit
 from django.conf import settings
@@ -23,6 +25,33 @@ from apps.profiles.services.profile import date_of_birth_clean, name_error
 from apps.tenants.selectors import request_country, selected_country
 
 AUTH_BACKEND = "allauth.account.auth_backends.AuthenticationBackend"
+
+# --- Confirmation hooks ---------------------------------------------------------------
+
+MemberConfirmedHook = Callable[[User], None]
+_member_confirmed_hooks: list[MemberConfirmedHook] = []
+
+
+def member_confirmed_register(hook: MemberConfirmedHook) -> MemberConfirmedHook:
+    """Let another app act when a member who never confirmed the e-mail address confirms
+    it and becomes active (apps.credits grants the signup credits). Call from
+    AppConfig.ready(); usable as a decorator. Hooks run inside the confirming transaction,
+    once per confirmation, and must be idempotent (a member may be confirmed again after
+    an e-mail change)."""
+    if hook not in _member_confirmed_hooks:
+        _member_confirmed_hooks.append(hook)
+    return hook
+
+
+def member_confirmed_unregister(hook: MemberConfirmedHook) -> None:
+    if hook in _member_confirmed_hooks:
+        _member_confirmed_hooks.remove(hook)
+
+
+def member_confirmed_notify(user: User) -> None:
+    """Run the hooks for a member who has just become active by confirming."""
+    for hook in list(_member_confirmed_hooks):
+        hook(user)
 
 
 def signup_validate(*, request: HttpRequest, email: str, name: str, date_of_birth, password: str) -> dict:
@@ -157,6 +186,7 @@ def member_confirm_email(*, request: HttpRequest, key: str) -> User:
         user.save(update_fields=["status"])
         Profile.objects.filter(user=user).update(status=ProfileStatus.ACTIVE)
         directory_sync(user=user)
+        member_confirmed_notify(user)
     return user
 
 

@@ -25,7 +25,7 @@ from apps.accounts.tests.helpers_settings import (
 )
 from apps.common.presence import page_hidden_mark, page_hidden_since
 from apps.profiles.models import Photo, Profile, ProfileStatus
-from apps.tenants.models import MemberDirectoryEntry
+from apps.tenants.models import DiscountCode, MemberDirectoryEntry
 from conftest import on_site
 
 pytestmark = pytest.mark.django_db
@@ -120,6 +120,29 @@ class TestOffers:
         assert response.headers["Location"] == "/notifications#invisible"
         anna = reload(site, anna)
         assert anna.invisible and anna.status == UserStatus.ACTIVE
+
+    def test_accepting_the_discount_gives_a_code_for_this_member_only_on_the_credits_page(self, site, client, anna):
+        choose(client, "price")
+        response = client.post("/notifications/delete", {"action": "discount"})
+        code = DiscountCode.objects.get(site=site, member_id=anna.pk)
+        assert response.headers["Location"] == f"/credits?code={code.code}"
+        assert code.value_percentage == 50 and code.status == "active"
+        assert timedelta(days=13) < code.expires - timezone.now() <= timedelta(days=14)
+        anna = reload(site, anna)
+        assert anna.status == UserStatus.ACTIVE  # the account stays
+        page = client.get(response.headers["Location"]).content.decode()
+        assert code.code in page
+        # Accepting again gives the same code; nobody else can use it.
+        client.post("/notifications/delete", {"action": "discount"})
+        assert DiscountCode.objects.filter(site=site, member_id=anna.pk).count() == 1
+
+    def test_the_discount_cannot_be_accepted_when_the_company_offers_none(self, site, client, anna):
+        site.company.delete_discount = 0
+        site.company.save()
+        choose(client, "price")
+        response = client.post("/notifications/delete", {"action": "discount"})
+        assert response.headers["Location"] == "/notifications/delete"
+        assert not DiscountCode.objects.filter(site=site, member_id=anna.pk).exists()
 
     def test_the_offers_step_needs_a_reason_first(self, client):
         assert client.get("/notifications/delete?step=offers").headers["Location"] == "/notifications/delete"

@@ -11,7 +11,8 @@ from apps.common.exceptions import ApplicationError
 PROFILE_PHOTO = "profile_photo"
 ENABLE_PUSH = "enable_push"
 DISABLED_NOTIFICATIONS = "disabled_notifications"
-DISMISSIBLE_ALERTS = (PROFILE_PHOTO, ENABLE_PUSH, DISABLED_NOTIFICATIONS)
+TIME_BONUS = "time_bonus"  # the time-bonus modal (apps.payments.discounts, spec §4)
+DISMISSIBLE_ALERTS = (PROFILE_PHOTO, ENABLE_PUSH, DISABLED_NOTIFICATIONS, TIME_BONUS)
 
 
 @transaction.atomic

@@ -6,7 +6,9 @@ from unittest import mock
 
 import pytest
 from django.core.files.storage import default_storage
+from django.utils import timezone
 
+from apps.accounts.models import User
 from apps.common.exceptions import ApplicationError
 from apps.profiles import images
 from apps.profiles.models import Photo, PhotoStatus, Profile
@@ -257,6 +259,20 @@ def test_api_limit_message(site, client_for, anna):
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "photo_limit"
     assert response.json()["error"]["message"] == FREE_LIMIT
+
+
+def test_a_member_who_bought_credits_gets_twenty_five_photos(site, client_for, anna):
+    """Premium is `paid_user`, set for good by the first purchase (apps.payments): the API,
+    the profile page and the upload limit all follow the stored flag."""
+    client = logged_in(site, client_for, anna)
+    assert client.get(PHOTOS_URL).json()["photo_limit"] == 3
+    with on_site(site):
+        User.objects.filter(pk=anna.pk).update(paid_user=True, premium_since=timezone.now())
+    assert client.get(PHOTOS_URL).json()["photo_limit"] == 25
+    assert 'data-testid="photo-count">(0/25)<' in client.get("/profile").content.decode()
+    for _ in range(4):
+        assert api_upload(client).status_code == 201
+    assert client.get(PHOTOS_URL).json()["photo_count"] == 4
 
 
 def test_api_shows_image_rejected_messages(site, client_for, anna):

@@ -171,6 +171,20 @@ def test_premium_members_see_every_photo(site, client_for, monkeypatch):
     assert all(photo.thumb.name in html for photo in photos)
 
 
+def test_a_member_who_bought_credits_sees_every_photo(site, client_for):
+    """No stand-in: the viewer's stored `paid_user` (set by the first purchase) is what
+    opens the photos."""
+    anna = member(site, "Anna")
+    photos = photos_add(site, anna, 3)
+    viewer = member(site, "Viewer", user_fields={"paid_user": True, "premium_since": timezone.now()})
+    html = _html(logged_in(site, client_for, viewer).get(f"/members/{anna.pk}"))
+    assert html.count('data-testid="profile-photo"') == 3
+    assert "profile-photo-locked" not in html and "Become premium" not in html
+    assert all(photo.thumb.name in html for photo in photos)
+    assert selectors_view.member_is_premium(viewer.user) is True
+    assert selectors_view.member_is_premium(member(site, "Free").user) is False
+
+
 def test_one_photo_is_singular(site, client_for):
     anna = member(site, "Anna")
     photos_add(site, anna, 1)

@@ -1,0 +1,4 @@
+import { mountIsland } from "../../lib/mount";
+import { Checkout } from "./Checkout";
+
+mountIsland("Checkout", Checkout);

@@ -1,0 +1,4 @@
+import { mountIsland } from "../../lib/mount";
+import { TimeBonus } from "./TimeBonus";
+
+mountIsland("TimeBonus", TimeBonus);
