@@ -12,6 +12,7 @@ urlpatterns = [
     path("api/", include("apps.accounts.api.urls")),
     path("api/", include("apps.profiles.api.urls")),
     path("api/", include("apps.likes.api.urls")),
+    path("api/", include("apps.chat.api.urls")),
     path("", include("apps.payments.urls_gateway")),
     path("", include("apps.payments.urls_discounts")),
     path("", include("apps.payments.urls_credits")),

@@ -6,6 +6,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from apps.chat.events import like_announce
 from apps.common.exceptions import ApplicationError
 from apps.likes.models import Like, LikeSource
 from apps.profiles.models import Profile
@@ -64,6 +65,7 @@ def like_create(*, liker, profile_id: int, source: str = LikeSource.PROFILE) -> 
     is_match = bool(
         own is not None and profile.user_id and Like.objects.filter(liker_id=profile.user_id, profile=own).exists()
     )
+    like_announce(liker=liker, liker_profile=own, profile=profile, is_match=is_match)
     return like, is_match
 
 

@@ -2,7 +2,7 @@
 
 from django.db import transaction
 
-from apps.tenants.models import CreditPackage, CreditPackagePrice, Site
+from apps.tenants.models import CreditPackage, CreditPackagePrice, Gift, Site
 from apps.tenants.services import company_get_or_create, public_site_ensure, site_create
 
 DEMO_COMPANY = {
@@ -67,6 +67,27 @@ def demo_packages_ensure(site: Site) -> None:
         )
 
 
+# Gifts of every demo site: (name, emoji).
+DEMO_GIFTS = [
+    ("Rose", "🌹"),
+    ("Heart", "❤️"),
+    ("Kiss", "💋"),
+    ("Champagne", "🍾"),
+    ("Chocolate", "🍫"),
+    ("Teddy bear", "🧸"),
+    ("Diamond", "💎"),
+    ("Coffee", "☕"),
+]
+
+
+def demo_gifts_ensure(site: Site) -> None:
+    if Gift.objects.filter(site=site).exists():
+        return
+    Gift.objects.bulk_create(
+        Gift(site=site, name=name, emoji=emoji, position=position) for position, (name, emoji) in enumerate(DEMO_GIFTS)
+    )
+
+
 @transaction.atomic
 def demo_sites_ensure(*, admin_domain: str = "admin.localhost") -> list[Site]:
     """Create the public row and the demo sites if they are missing. Idempotent."""
@@ -80,5 +101,6 @@ def demo_sites_ensure(*, admin_domain: str = "admin.localhost") -> list[Site]:
         if site is None:
             site = site_create(domain=domain, company=company, **spec)
         demo_packages_ensure(site)
+        demo_gifts_ensure(site)
         sites.append(site)
     return sites

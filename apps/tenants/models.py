@@ -439,3 +439,30 @@ class DiscountCode(models.Model):
     @property
     def expired(self) -> bool:
         return self.expires is not None and self.expires <= timezone.now()
+
+
+class Gift(models.Model):
+    """A gift members of a site can send in the chat (spec §2 "message footer with ...
+    gifts"), shown as an emoji or a picture. Each costs the site's `gift_credits`."""
+
+    site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="gifts")
+    name = models.CharField(_("name"), max_length=100)
+    emoji = models.CharField(_("emoji"), max_length=16, blank=True)
+    image = models.ImageField(_("picture"), upload_to="gifts/", blank=True)
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
+    is_active = models.BooleanField(_("offered"), default=True)
+
+    class Meta:
+        verbose_name = _("gift")
+        verbose_name_plural = _("gifts")
+        ordering = ["position", "pk"]
+        constraints = [
+            models.CheckConstraint(condition=~models.Q(emoji="") | ~models.Q(image=""), name="gift_has_emoji_or_image"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.emoji} {self.name}".strip()
+
+    def clean(self) -> None:
+        if not self.emoji and not self.image:
+            raise ValidationError({"emoji": [_("Give the gift an emoji or a picture.")]})

@@ -1,0 +1,138 @@
+"""The chat API (spec §7): thin views over apps.chat.services and selectors.
+
+- GET /api/chats.php: {"chats": [{"conversation", "profile", "num_unread_messages", ...}]}
+- GET /api/chat.php?conversation=<id>: the newest messages of a conversation.
+- POST /api/chat.php {"profile": id}: open (or start) the conversation with a profile.
+- DELETE /api/chat.php {"conversation": id} or {"profile": id}: delete chats.
+- POST /api/chat-read.php {"conversation": id}: opened; unread becomes 0.
+- POST /api/message.php {"conversation", "client_id", "text" | "gift"}, or multipart
+  with "photo": send a message (paid with credits; resending the same client_id is safe).
+- GET /api/gifts.php: the site's gift catalogue and what a gift costs.
+"""
+
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
+from rest_framework import serializers
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.chat.payloads import message_payload
+from apps.chat.selectors import chats_list, conversation_history, gifts_offered, message_costs, unread_total
+from apps.chat.services import (
+    conversation_delete,
+    conversation_open,
+    conversation_read,
+    conversations_delete_with_profile,
+    message_send,
+)
+from apps.common.api.base import SiteApiView
+from apps.common.exceptions import ApplicationError
+
+
+def _member(request: Request):
+    if not request.user.is_authenticated:
+        raise ApplicationError("authentication_required", _("Log in or sign up to chat."), status_code=403)
+    return request.user
+
+
+class ChatsApi(SiteApiView):
+    @extend_schema(responses={200: OpenApiTypes.OBJECT}, operation_id="chats_list")
+    def get(self, request: Request) -> Response:
+        member = _member(request)
+        return Response({"chats": chats_list(user=member)})
+
+
+class ChatApi(SiteApiView):
+    class OpenInput(serializers.Serializer):
+        profile = serializers.IntegerField(min_value=1)
+
+    class DeleteInput(serializers.Serializer):
+        conversation = serializers.IntegerField(min_value=1, required=False)
+        profile = serializers.IntegerField(min_value=1, required=False)
+
+        def validate(self, attrs):
+            if not attrs.get("conversation") and not attrs.get("profile"):
+                raise serializers.ValidationError({"conversation": [_("This field is required.")]})
+            return attrs
+
+    @extend_schema(
+        parameters=[OpenApiParameter("conversation", OpenApiTypes.INT, required=True)],
+        responses={200: OpenApiTypes.OBJECT},
+        operation_id="chat_history",
+    )
+    def get(self, request: Request) -> Response:
+        member = _member(request)
+        history = conversation_history(user=member, conversation_id=request.query_params.get("conversation"))
+        site = request._request.site
+        return Response({**history, "costs": message_costs(site=site, user=member), "credits": member.credits})
+
+    @extend_schema(request=OpenInput, responses={200: OpenApiTypes.OBJECT}, operation_id="chat_open")
+    def post(self, request: Request) -> Response:
+        member = _member(request)
+        serializer = self.OpenInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        conversation = conversation_open(user=member, profile_id=serializer.validated_data["profile"])
+        return Response({"conversation": conversation.pk})
+
+    @extend_schema(request=DeleteInput, responses={200: OpenApiTypes.OBJECT}, operation_id="chat_delete")
+    def delete(self, request: Request) -> Response:
+        member = _member(request)
+        serializer = self.DeleteInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        if data.get("conversation"):
+            conversation_delete(user=member, conversation_id=data["conversation"])
+            return Response({"deleted": 1})
+        return Response({"deleted": conversations_delete_with_profile(user=member, profile_id=data["profile"])})
+
+
+class ChatReadApi(SiteApiView):
+    class Input(serializers.Serializer):
+        conversation = serializers.IntegerField(min_value=1)
+
+    @extend_schema(request=Input, responses={200: OpenApiTypes.OBJECT}, operation_id="chat_read")
+    def post(self, request: Request) -> Response:
+        member = _member(request)
+        serializer = self.Input(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        conversation_read(user=member, conversation_id=serializer.validated_data["conversation"])
+        return Response({"num_unread_messages": 0, "unread_total": unread_total(user=member)})
+
+
+class MessageApi(SiteApiView):
+    parser_classes = [JSONParser, MultiPartParser, FormParser]
+
+    class Input(serializers.Serializer):
+        conversation = serializers.IntegerField(min_value=1)
+        client_id = serializers.RegexField(r"^[A-Za-z0-9_.:-]{1,64}$")
+        # Length and emptiness are the service's (translated, with the site's limit).
+        text = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+        gift = serializers.IntegerField(min_value=1, required=False)
+        photo = serializers.FileField(required=False, allow_empty_file=True)
+
+    @extend_schema(request=Input, responses={201: OpenApiTypes.OBJECT}, operation_id="message_send")
+    def post(self, request: Request) -> Response:
+        member = _member(request)
+        serializer = self.Input(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        message, created = message_send(
+            user=member,
+            conversation_id=data["conversation"],
+            client_id=data["client_id"],
+            text=data.get("text"),
+            photo=data.get("photo"),
+            gift_id=data.get("gift"),
+        )
+        return Response(
+            {"message": message_payload(message, viewer_id=member.pk), "credits": member.credits},
+            status=201 if created else 200,
+        )
+
+
+class GiftsApi(SiteApiView):
+    @extend_schema(responses={200: OpenApiTypes.OBJECT}, operation_id="gifts_list")
+    def get(self, request: Request) -> Response:
+        site = request._request.site
+        return Response({"gifts": gifts_offered(site=site), "credits": site.gift_credits})

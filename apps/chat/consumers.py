@@ -1,0 +1,166 @@
+"""A member's live connection: `/ws/` on the site's host (apps.chat.routing resolves the
+site and the member).
+
+Server -> client, JSON frames with a "type": "message.new" {message}, "typing"
+{conversation}, "delivered" / "read" {conversation, up_to, at}, "like" {profile},
+"match" {profile}, "badges" {unreadMessages, newLikes, credits}, "pong", "error".
+
+Client -> server: "ping"; "typing" {conversation}; "delivered" {conversation, up_to};
+"read" {conversation}. Frames are small and few: a frame over MAX_FRAME_BYTES closes
+the socket (1009), more than the rate limit closes it (1008), and typing is passed on
+at most once per TYPING_INTERVAL per conversation.
+
+Each database call runs in the site's schema (`_in_site`): the worker threads are
+shared by every site's sockets, so none may rely on the schema a thread was left in."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django_tenants.utils import tenant_context
+
+from apps.accounts.models import UserStatus
+from apps.chat.events import HANDLER, member_group
+from apps.common.exceptions import ApplicationError
+
+MAX_FRAME_BYTES = 2048
+# A token bucket per socket: bursts of RATE_BURST frames, RATE_PER_SECOND on average.
+RATE_BURST = 20
+RATE_PER_SECOND = 2.0
+TYPING_INTERVAL = 2.0
+# How long a socket trusts its lookup of a conversation's other member.
+PEER_CACHE_SECONDS = 30.0
+
+# Close codes: 4401 visitor or unknown site (refused before the handshake completes).
+CLOSE_UNAUTHORIZED = 4401
+CLOSE_TOO_BIG = 1009
+CLOSE_POLICY = 1008
+
+
+def _in_site(site, func, /, *args, **kwargs):
+    with tenant_context(site):
+        return func(*args, **kwargs)
+
+
+def _peer(site, user, conversation_id: int) -> int | None:
+    """The other member of a conversation the member takes part in and may still write
+    to (not closed by a block or a deletion); None otherwise."""
+    from apps.chat.selectors import conversation_peer
+
+    return _in_site(site, conversation_peer, user=user, conversation_id=conversation_id)
+
+
+def _read(site, user, conversation_id: int) -> int:
+    from apps.chat.services import conversation_read
+
+    return _in_site(site, conversation_read, user=user, conversation_id=conversation_id)
+
+
+def _delivered(site, user, conversation_id: int, up_to) -> int:
+    from apps.chat.services import messages_delivered
+
+    return _in_site(site, messages_delivered, user=user, conversation_id=conversation_id, up_to_id=up_to)
+
+
+class MemberConsumer(AsyncWebsocketConsumer):
+    async def connect(self) -> None:
+        self.site = self.scope.get("site")
+        self.user = self.scope.get("user")
+        self.group = None
+        if (
+            self.site is None
+            or self.user is None
+            or not self.user.is_authenticated
+            or not self.user.is_active
+            or self.user.status == UserStatus.DELETED
+        ):
+            await self.close(code=CLOSE_UNAUTHORIZED)
+            return
+        self.group = member_group(site_id=self.site.pk, user_id=self.user.pk)
+        self.tokens = float(RATE_BURST)
+        self.tokens_at = time.monotonic()
+        self.typing_sent: dict[int, float] = {}
+        self.peers: dict[int, tuple[float, int | None]] = {}
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+
+    async def disconnect(self, code) -> None:
+        if self.group:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    # --- Incoming frames ---------------------------------------------------------------
+
+    def _allow(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(float(RATE_BURST), self.tokens + (now - self.tokens_at) * RATE_PER_SECOND)
+        self.tokens_at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    async def receive(self, text_data=None, bytes_data=None) -> None:
+        if not self.group:
+            return
+        size = len(text_data.encode()) if text_data is not None else len(bytes_data or b"")
+        if text_data is None or size > MAX_FRAME_BYTES:
+            await self.close(code=CLOSE_TOO_BIG)
+            return
+        if not self._allow():
+            await self.close(code=CLOSE_POLICY)
+            return
+        try:
+            frame = json.loads(text_data)
+        except ValueError:
+            frame = None
+        if not isinstance(frame, dict):
+            await self._send({"type": "error", "code": "invalid"})
+            return
+        kind = frame.get("type")
+        conversation = frame.get("conversation")
+        if kind == "ping":
+            await self._send({"type": "pong"})
+            return
+        if kind not in ("typing", "delivered", "read") or type(conversation) is not int or conversation <= 0:
+            await self._send({"type": "error", "code": "invalid"})
+            return
+        if kind == "typing":
+            await self._typing(conversation)
+            return
+        try:
+            if kind == "read":
+                await database_sync_to_async(_read)(self.site, self.user, conversation)
+            else:
+                up_to = frame.get("up_to")
+                up_to = up_to if type(up_to) is int else None
+                await database_sync_to_async(_delivered)(self.site, self.user, conversation, up_to)
+        except ApplicationError as error:
+            await self._send({"type": "error", "code": error.code, "conversation": conversation})
+
+    async def _typing(self, conversation: int) -> None:
+        now = time.monotonic()
+        if now - self.typing_sent.get(conversation, 0.0) < TYPING_INTERVAL:
+            return
+        self.typing_sent[conversation] = now
+        cached = self.peers.get(conversation)
+        if cached and now - cached[0] < PEER_CACHE_SECONDS:
+            peer = cached[1]
+        else:
+            peer = await database_sync_to_async(_peer)(self.site, self.user, conversation)
+            self.peers[conversation] = (now, peer)
+        if peer:
+            await self.channel_layer.group_send(
+                member_group(site_id=self.site.pk, user_id=peer),
+                {"type": HANDLER, "event": {"type": "typing", "conversation": conversation}},
+            )
+
+    # --- Outgoing events ---------------------------------------------------------------
+
+    async def chat_event(self, message: dict) -> None:
+        await self._send(message["event"])
+
+    async def _send(self, event: dict) -> None:
+        await self.send(text_data=json.dumps(event, separators=(",", ":")))

@@ -1,0 +1,101 @@
+"""Real-time events to members' open pages (the WebSocket at /ws/, apps.chat.consumers).
+
+Every member's sockets join one group whose name carries the site, so an event can
+only reach the site it was made on. Services send events only after their transaction
+commits (`event_send_on_commit`): a rolled-back message is never announced. A failure
+to publish is logged and swallowed; the clients' polling (spec §9) catches up."""
+
+from __future__ import annotations
+
+import logging
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import connection, transaction
+
+logger = logging.getLogger(__name__)
+
+# The consumer method that forwards an event to the socket ("chat.event" -> chat_event).
+HANDLER = "chat.event"
+
+
+def member_group(*, site_id: int, user_id: int) -> str:
+    """The group of one member's sockets on one site."""
+    return f"site{site_id}.member{user_id}"
+
+
+def _current_site_id() -> int:
+    site = getattr(connection, "tenant", None)
+    if site is None or getattr(site, "pk", None) is None:
+        raise RuntimeError("real-time events need the site's schema to be set")
+    return site.pk
+
+
+def event_send(*, site_id: int, user_id: int, event: dict) -> None:
+    """Send at once (no transaction involved). Never raises."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        group = member_group(site_id=site_id, user_id=user_id)
+        async_to_sync(layer.group_send)(group, {"type": HANDLER, "event": event})
+    except Exception:  # The channel layer (Redis) is down: the page's polling catches up.
+        logger.exception("real-time event %s to member %s of site %s not sent", event.get("type"), user_id, site_id)
+
+
+def badges_send_on_commit(*, user_id: int | None) -> None:
+    """The member's top-bar counts ({"type": "badges", "unreadMessages", "newLikes",
+    "credits"}), computed after commit so they include the change just made."""
+    if not user_id:
+        return
+    site_id = _current_site_id()
+
+    def send() -> None:
+        from apps.accounts.models import User
+        from apps.accounts.selectors import member_totals
+
+        member = User.objects.filter(pk=user_id).first()
+        if member is not None:
+            event_send(site_id=site_id, user_id=user_id, event={"type": "badges", **member_totals(member)})
+
+    transaction.on_commit(send)
+
+
+def like_announce(*, liker, liker_profile, profile, is_match: bool) -> None:
+    """`liker` (with `liker_profile`) liked `profile`: its member hears of the like (or
+    the match), the liker of a match too; both get fresh badges. After commit."""
+    from apps.profiles.search import profile_card
+
+    if liker_profile is None:
+        return
+    if profile.user_id:
+        kind = "match" if is_match else "like"
+        event_send_on_commit(user_id=profile.user_id, event={"type": kind, "profile": profile_card(liker_profile)})
+        badges_send_on_commit(user_id=profile.user_id)
+    if is_match:
+        event_send_on_commit(user_id=liker.pk, event={"type": "match", "profile": profile_card(profile)})
+
+
+def chat_closed_announce(*, blocker, blocked_profile) -> None:
+    """A block closes the chats between two members at once on both sides' pages:
+    {"type": "chat.closed", "profile": <the other side's profile id>}. For
+    apps.profiles.services.blocks.block_create to call (after the block is stored)."""
+    from apps.profiles.models import Profile
+
+    blocker_profile_id = Profile.objects.filter(user_id=blocker.pk).values_list("pk", flat=True).first()
+    event_send_on_commit(user_id=blocker.pk, event={"type": "chat.closed", "profile": blocked_profile.pk})
+    if blocker_profile_id:
+        event_send_on_commit(
+            user_id=blocked_profile.user_id, event={"type": "chat.closed", "profile": blocker_profile_id}
+        )
+    badges_send_on_commit(user_id=blocker.pk)
+    badges_send_on_commit(user_id=blocked_profile.user_id)
+
+
+def event_send_on_commit(*, user_id: int | None, event: dict, site_id: int | None = None) -> None:
+    """Send `event` to the member's sockets once the current transaction commits (at
+    once outside one). Members without an account (demo profiles) get nothing."""
+    if not user_id:
+        return
+    site_id = site_id or _current_site_id()
+    transaction.on_commit(lambda: event_send(site_id=site_id, user_id=user_id, event=event))

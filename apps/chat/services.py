@@ -1,0 +1,594 @@
+"""Chat writes (spec §2 chats, §4 Chat, §6, §9): open a conversation, send a text, photo or
+gift message, read, delete, and release what was held for a member who had not yet
+confirmed their e-mail address.
+
+Money: a message is stored if and only if its credits are spent, in one transaction
+(apps.credits.services.credits_spend with reference "message:<id>"). A resent message
+(the same `client_id` from the same sender) is stored and paid once.
+
+Locks, always in this order: the sender's account row, then the conversation's two
+participant rows by primary key. Every send of one member therefore runs one at a time,
+which also makes the free members' conversation limit exact."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F, Q
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from apps.accounts.models import SignupMessage, User, UserStatus
+from apps.chat.events import badges_send_on_commit, event_send_on_commit
+from apps.chat.models import FREE_CONVERSATION_LIMIT, Conversation, Message, MessageKind, Participant
+from apps.chat.payloads import message_payload
+from apps.common.exceptions import ApplicationError
+from apps.credits.models import EntryKind
+from apps.credits.services import credits_spend, not_enough_credits_error
+from apps.profiles.images import image_filename, process_upload
+from apps.profiles.models import Block, Profile, ProfileStatus
+from apps.profiles.visibility import profiles_visible_to
+
+logger = logging.getLogger(__name__)
+
+CLIENT_ID_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+
+LEDGER_KINDS = {
+    MessageKind.TEXT: EntryKind.MESSAGE,
+    MessageKind.PHOTO: EntryKind.PHOTO,
+    MessageKind.GIFT: EntryKind.GIFT,
+}
+
+# Chat photos: the same checks as profile photos, a smaller thumbnail for the bubble.
+CHAT_PHOTO_THUMB_SIDE = 320
+
+
+# --- Errors --------------------------------------------------------------------------
+
+
+def _login_required() -> ApplicationError:
+    return ApplicationError("authentication_required", _("Log in or sign up to chat."), status_code=403)
+
+
+def _not_available() -> ApplicationError:
+    return ApplicationError("profile_not_available", _("This profile is not available."), status_code=404)
+
+
+def _conversation_not_found() -> ApplicationError:
+    return ApplicationError("conversation_not_found", _("This conversation does not exist."), status_code=404)
+
+
+def premium_required_error() -> ApplicationError:
+    return ApplicationError(
+        "premium_required", _("This feature is only available for premium members."), status_code=403
+    )
+
+
+def _invalid(field: str, message: str, code: str = "invalid") -> ApplicationError:
+    return ApplicationError(code, message, extra={"fields": {field: [message]}})
+
+
+# --- Helpers -------------------------------------------------------------------------
+
+
+def _site():
+    site = getattr(connection, "tenant", None)
+    if site is None or getattr(site, "pk", None) is None:
+        raise RuntimeError("chat services need the site's schema to be set")
+    return site
+
+
+def _member(user) -> User:
+    if user is None or not getattr(user, "is_authenticated", False):
+        raise _login_required()
+    return user
+
+
+def _own_profile(user) -> Profile:
+    profile = Profile.objects.filter(user_id=user.pk).first()
+    if profile is None:
+        raise ApplicationError("no_profile", _("You do not have a profile on this site."), status_code=404)
+    return profile
+
+
+def _blocked_either_way(*, user_id: int, own_profile_id: int, other: Profile) -> bool:
+    condition = Q(blocker_id=user_id, blocked_id=other.pk)
+    if other.user_id:
+        condition |= Q(blocker_id=other.user_id, blocked_id=own_profile_id)
+    return Block.objects.filter(condition).exists()
+
+
+def _chat_profiles(user):
+    """Profiles a member may start a conversation with: those they may see (no blocks
+    either way, no disabled, invisible or deleted members), without resell entries on
+    a site that does not sell them on (as the profile page and likes)."""
+    profiles = profiles_visible_to(user)
+    if not getattr(_site(), "member_resell", True):
+        profiles = profiles.exclude(is_resell=True)
+    return profiles
+
+
+def started_count(*, user) -> int:
+    """Conversations the member started (sent the first message in)."""
+    return Participant.objects.filter(user_id=user.pk, is_starter=True).count()
+
+
+def message_cost(*, site, user, kind: str) -> int:
+    """Credits a message costs the sender: a text costs the site's minimum for the
+    sender's country when there is one (spec §3 `minimum_message_costs`), else
+    `message_credits`; a photo `photo_credits`, a gift `gift_credits`."""
+    if kind == MessageKind.PHOTO:
+        return site.photo_credits
+    if kind == MessageKind.GIFT:
+        return site.gift_credits
+    country = user.country.code if getattr(user, "country", None) else ""
+    if country:
+        # .all() so the site middleware's prefetch is used.
+        for minimum in site.minimum_message_costs.all():
+            if minimum.country.code == country:
+                return minimum.costs
+    return site.message_credits
+
+
+def _participant(*, user, conversation_id) -> Participant:
+    try:
+        conversation_id = int(conversation_id)
+    except (TypeError, ValueError):
+        raise _conversation_not_found() from None
+    participant = (
+        Participant.objects.select_related("other_profile", "other_profile__user", "conversation")
+        .filter(conversation_id=conversation_id, user_id=user.pk)
+        .first()
+    )
+    if participant is None:
+        raise _conversation_not_found()
+    return participant
+
+
+# --- Opening ---------------------------------------------------------------------------
+
+
+def conversation_open(*, user, profile_id) -> Conversation:
+    """The conversation between the member and the profile, made when there is none.
+    An existing one is reused (also after the member deleted it) unless a block stands
+    between them or the other member deleted their account. A new one needs a profile
+    the member may see; a free member who already started FREE_CONVERSATION_LIMIT
+    conversations gets "premium_required". Changes nothing when it raises."""
+    user = _member(user)
+    own = _own_profile(user)
+    try:
+        profile_id = int(profile_id)
+    except (TypeError, ValueError):
+        raise _not_available() from None
+    if profile_id == own.pk:
+        raise ApplicationError("chat_self", _("You cannot chat with yourself."))
+    low, high = sorted((own.pk, profile_id))
+    existing = Conversation.objects.filter(profile_low_id=low, profile_high_id=high).first()
+    if existing is not None:
+        other = Profile.objects.select_related("user").filter(pk=profile_id).first()
+        if (
+            other is None
+            or (other.user_id and other.user.status == UserStatus.DELETED)
+            or _blocked_either_way(user_id=user.pk, own_profile_id=own.pk, other=other)
+        ):
+            raise _not_available()
+        return existing
+    other = _chat_profiles(user).filter(pk=profile_id).first()
+    if other is None:
+        raise _not_available()
+    if not user.paid_user and started_count(user=user) >= FREE_CONVERSATION_LIMIT:
+        raise premium_required_error()
+    try:
+        with transaction.atomic():
+            conversation = Conversation.objects.create(profile_low_id=low, profile_high_id=high)
+            Participant.objects.bulk_create(
+                [
+                    Participant(conversation=conversation, profile=own, user_id=user.pk, other_profile=other),
+                    Participant(conversation=conversation, profile=other, user_id=other.user_id, other_profile=own),
+                ]
+            )
+    except IntegrityError:  # Both opened it at the same moment: the other one won.
+        conversation = Conversation.objects.get(profile_low_id=low, profile_high_id=high)
+    return conversation
+
+
+# --- Sending -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Content:
+    kind: str
+    text: str = ""
+    gift: object | None = None
+
+
+def _content(*, site, text, photo, gift_id) -> _Content:
+    text = (text or "").replace("\x00", "").strip()
+    given = [name for name, value in (("text", text), ("photo", photo), ("gift", gift_id)) if value]
+    if not given:
+        raise _invalid("text", _("Write a message."), code="message_empty")
+    if len(given) > 1:
+        raise _invalid(given[1], _("Send a text, a photo or a gift, one at a time."))
+    if text:
+        if len(text) > site.message_length:
+            raise _invalid(
+                "text",
+                _("Your message is too long. The maximum is %(max)s characters.") % {"max": site.message_length},
+                code="message_too_long",
+            )
+        return _Content(kind=MessageKind.TEXT, text=text)
+    if photo:
+        return _Content(kind=MessageKind.PHOTO)
+    from apps.tenants.models import Gift
+
+    try:
+        gift_id = int(gift_id)
+    except (TypeError, ValueError):
+        gift_id = 0
+    gift = Gift.objects.filter(site_id=site.pk, pk=gift_id, is_active=True).first() if gift_id > 0 else None
+    if gift is None:
+        raise _invalid("gift", _("This gift is not available."), code="gift_not_found")
+    return _Content(kind=MessageKind.GIFT, gift=gift)
+
+
+def _existing(*, user, client_id: str) -> Message | None:
+    return Message.objects.filter(sender_id=user.pk, client_id=client_id).first()
+
+
+def _files_delete(names: list[str]) -> None:
+    for name in names:
+        if name:
+            default_storage.delete(name)
+
+
+def message_send(
+    *, user, conversation_id, client_id: str, text: str | None = None, photo=None, gift_id=None
+) -> tuple[Message, bool]:
+    """Send a text, a photo (an upload, checked and re-encoded like profile photos) or a
+    gift. Returns (message, created): the same `client_id` again returns the message
+    stored the first time, paid once, with created False.
+
+    Raises ApplicationError: "conversation_not_found", "message_empty",
+    "message_too_long", "gift_not_found", an image error, "email_not_confirmed",
+    "profile_not_available" (blocked either way, the other member deleted or disabled),
+    "premium_required" (a free member's third started conversation),
+    "not_enough_credits" (402) or "credits_frozen". Then nothing is stored or spent."""
+    user = _member(user)
+    site = _site()
+    client_id = (client_id or "").strip()
+    if not CLIENT_ID_PATTERN.match(client_id):
+        raise _invalid("client_id", _("An error has occurred."))
+    participant = _participant(user=user, conversation_id=conversation_id)
+    existing = _existing(user=user, client_id=client_id)
+    if existing is not None:
+        return existing, False
+    if user.status == UserStatus.NOT_CONFIRMED:
+        raise ApplicationError("email_not_confirmed", _("Please confirm your e-mail address first."), status_code=403)
+    content = _content(site=site, text=text, photo=photo, gift_id=gift_id)
+    cost = message_cost(site=site, user=user, kind=content.kind)
+    if cost > User.objects.filter(pk=user.pk).values_list("credits", flat=True).first():
+        raise not_enough_credits_error()  # Before decoding a photo for nothing.
+    processed = process_upload(photo, thumb_side=CHAT_PHOTO_THUMB_SIDE) if content.kind == MessageKind.PHOTO else None
+    files: list[str] = []
+    try:
+        with transaction.atomic():
+            sender = User.objects.select_for_update().get(pk=user.pk)
+            existing = _existing(user=user, client_id=client_id)
+            if existing is not None:  # A resend that waited for the first one's lock.
+                return existing, False
+            rows = list(
+                Participant.objects.select_for_update()
+                .filter(conversation_id=participant.conversation_id)
+                .order_by("pk")
+            )
+            mine = next(row for row in rows if row.pk == participant.pk)
+            theirs = next(row for row in rows if row.pk != participant.pk)
+            other = Profile.objects.select_related("user").get(pk=theirs.profile_id)
+            recipient = other.user
+            if (
+                (recipient is not None and recipient.status == UserStatus.DELETED)
+                or (other.status != ProfileStatus.ACTIVE and (recipient is None or recipient.is_confirmed))
+                or _blocked_either_way(user_id=sender.pk, own_profile_id=mine.profile_id, other=other)
+            ):
+                raise _not_available()
+            conversation = Conversation.objects.select_for_update().get(pk=participant.conversation_id)
+            # The first message starts the conversation: a free member may start a few.
+            first = conversation.started_by_id is None
+            if first and not sender.paid_user and started_count(user=sender) >= FREE_CONVERSATION_LIMIT:
+                raise premium_required_error()
+            held = recipient is not None and not recipient.is_confirmed
+            message = Message(
+                conversation_id=conversation.pk,
+                sender_id=sender.pk,
+                sender_profile_id=mine.profile_id,
+                kind=content.kind,
+                text=content.text,
+                credits=cost,
+                client_id=client_id,
+                held=held,
+            )
+            if content.gift is not None:
+                gift = content.gift
+                message.gift_id = gift.pk
+                message.gift_name = gift.name
+                message.gift_emoji = gift.emoji
+                message.gift_image = gift.image.url if gift.image else ""
+            if processed is not None:
+                name = image_filename(processed.extension)
+                message.photo.save(name, ContentFile(processed.full), save=False)
+                files.append(message.photo.name)
+                message.photo_thumb.save(name, ContentFile(processed.thumb), save=False)
+                files.append(message.photo_thumb.name)
+                message.photo_width, message.photo_height = processed.width, processed.height
+            try:
+                with transaction.atomic():
+                    message.save()
+            except IntegrityError:  # The same client_id from a parallel request, committed meanwhile.
+                existing = _existing(user=user, client_id=client_id)
+                if existing is None:
+                    raise
+                _files_delete(files)
+                files = []
+                return existing, False
+            if cost:
+                credits_spend(
+                    user=sender, credits=cost, kind=LEDGER_KINDS[content.kind], reference=f"message:{message.pk}"
+                )
+            now = message.created
+            if first:
+                conversation.started_by_id = sender.pk
+                mine.is_starter = True
+            conversation.last_message_at = now
+            conversation.save(update_fields=["started_by", "last_message_at"])
+            mine.listed = True
+            mine.last_message = message
+            mine.last_message_at = now
+            mine.deleted_at = None
+            mine.save(update_fields=["listed", "last_message", "last_message_at", "deleted_at", "is_starter"])
+            if not held:
+                Participant.objects.filter(pk=theirs.pk).update(
+                    listed=True,
+                    num_unread=F("num_unread") + 1,
+                    last_message=message,
+                    last_message_at=now,
+                    deleted_at=None,
+                )
+    except BaseException:
+        _files_delete(files)
+        raise
+    user.credits = sender.credits
+    recipient_id = recipient.pk if recipient is not None and not held else None
+    _announce(message=message, sender_id=sender.pk, recipient_id=recipient_id)
+    return message, True
+
+
+def _announce(*, message: Message, sender_id: int, recipient_id: int | None) -> None:
+    event_send_on_commit(
+        user_id=sender_id,
+        event={"type": "message.new", "message": message_payload(message, viewer_id=sender_id)},
+    )
+    badges_send_on_commit(user_id=sender_id)
+    if recipient_id:
+        event_send_on_commit(
+            user_id=recipient_id,
+            event={"type": "message.new", "message": message_payload(message, viewer_id=recipient_id)},
+        )
+        badges_send_on_commit(user_id=recipient_id)
+
+
+# --- Read and delivered state ------------------------------------------------------------------
+
+
+def conversation_read(*, user, conversation_id) -> int:
+    """The member opened the conversation: its unread count becomes 0 and the other's
+    messages are read (and delivered). The other member's pages hear of it. Idempotent;
+    returns the number of messages marked read."""
+    user = _member(user)
+    participant = _participant(user=user, conversation_id=conversation_id)
+    now = timezone.now()
+    with transaction.atomic():
+        incoming = Message.objects.filter(
+            conversation_id=participant.conversation_id, held=False, id__gt=participant.cleared_up_to
+        ).exclude(sender_id=user.pk)
+        newest = incoming.order_by("-id").values_list("id", flat=True).first()
+        changed = incoming.filter(read_at__isnull=True).update(read_at=now, delivered_at=Coalesce("delivered_at", now))
+        Participant.objects.filter(pk=participant.pk).update(
+            num_unread=0, last_read_message_id=newest or F("last_read_message_id")
+        )
+    other_id = participant.other_profile.user_id
+    if changed and other_id:
+        event_send_on_commit(
+            user_id=other_id,
+            event={"type": "read", "conversation": participant.conversation_id, "up_to": newest, "at": now.isoformat()},
+        )
+    if participant.num_unread:
+        badges_send_on_commit(user_id=user.pk)
+    return changed
+
+
+def messages_delivered(*, user, conversation_id, up_to_id=None) -> int:
+    """The member's device received the other's messages (up to `up_to_id`): they are
+    delivered. The sender's pages hear of it. Idempotent."""
+    user = _member(user)
+    participant = _participant(user=user, conversation_id=conversation_id)
+    now = timezone.now()
+    messages = Message.objects.filter(
+        conversation_id=participant.conversation_id, held=False, delivered_at__isnull=True
+    ).exclude(sender_id=user.pk)
+    if up_to_id is not None:
+        try:
+            messages = messages.filter(id__lte=int(up_to_id))
+        except (TypeError, ValueError):
+            return 0
+    newest = messages.order_by("-id").values_list("id", flat=True).first()
+    if newest is None:
+        return 0
+    changed = messages.filter(id__lte=newest).update(delivered_at=now)
+    other_id = participant.other_profile.user_id
+    if changed and other_id:
+        event_send_on_commit(
+            user_id=other_id,
+            event={
+                "type": "delivered",
+                "conversation": participant.conversation_id,
+                "up_to": newest,
+                "at": now.isoformat(),
+            },
+        )
+    return changed
+
+
+# --- Deleting ---------------------------------------------------------------------------------
+
+
+def _hide(rows) -> int:
+    """Hide conversations for their member: off the list, unread 0, the messages so far
+    hidden for good (a later message brings the chat back, without the old ones)."""
+    count = 0
+    now = timezone.now()
+    for row in rows:
+        newest = (
+            Message.objects.filter(conversation_id=row.conversation_id)
+            .order_by("-id")
+            .values_list("id", flat=True)
+            .first()
+        )
+        Participant.objects.filter(pk=row.pk).update(
+            listed=False,
+            num_unread=0,
+            cleared_up_to=max(row.cleared_up_to, newest or 0),
+            last_message=None,
+            last_message_at=None,
+            deleted_at=now,
+        )
+        count += 1
+    return count
+
+
+def conversation_delete(*, user, conversation_id) -> None:
+    """DELETE /api/chat.php {conversation}: the chat leaves the member's list (the other
+    member keeps theirs). Deleting it again is fine; someone else's is "not found"."""
+    user = _member(user)
+    participant = _participant(user=user, conversation_id=conversation_id)
+    with transaction.atomic():
+        _hide([participant])
+    badges_send_on_commit(user_id=user.pk)
+
+
+def conversations_delete_with_profile(*, user, profile_id) -> int:
+    """DELETE /api/chat.php {profile}: every conversation of the member with that
+    profile leaves their list (spec §4). Returns how many."""
+    user = _member(user)
+    try:
+        profile_id = int(profile_id)
+    except (TypeError, ValueError):
+        raise _not_available() from None
+    with transaction.atomic():
+        rows = list(Participant.objects.select_for_update().filter(user_id=user.pk, other_profile_id=profile_id))
+        count = _hide(rows)
+    badges_send_on_commit(user_id=user.pk)
+    return count
+
+
+# --- E-mail confirmed ------------------------------------------------------------------------
+
+
+def chat_release_held(*, user) -> int:
+    """The member confirmed their e-mail address (call inside the confirming
+    transaction, after the status became active): messages kept back for them are
+    delivered (their unread counts and list updated, their pages told), and the first
+    messages they wrote while signing up (accounts.SignupMessage) are sent. Idempotent.
+    Returns the number of held messages released."""
+    released = 0
+    with transaction.atomic():
+        rows = list(Participant.objects.select_for_update().filter(user_id=user.pk).order_by("pk"))
+        for row in rows:
+            held = list(
+                Message.objects.filter(conversation_id=row.conversation_id, held=True)
+                .exclude(sender_id=user.pk)
+                .order_by("id")
+            )
+            if not held:
+                continue
+            Message.objects.filter(pk__in=[message.pk for message in held]).update(held=False)
+            newest = held[-1]
+            Participant.objects.filter(pk=row.pk).update(
+                listed=True,
+                num_unread=F("num_unread") + len(held),
+                last_message=newest,
+                last_message_at=newest.created,
+                deleted_at=None,
+            )
+            released += len(held)
+            for message in held:
+                message.held = False
+                payload = message_payload(message, viewer_id=user.pk)
+                event_send_on_commit(user_id=user.pk, event={"type": "message.new", "message": payload})
+        signup_messages_deliver(user=user)
+    if released:
+        badges_send_on_commit(user_id=user.pk)
+    return released
+
+
+def signup_messages_deliver(*, user) -> int:
+    """Send the messages the member wrote to profiles while signing up (spec §4 signup
+    step 0), once each (client_id "signup-<id>"). They cost nothing: the member wrote
+    them before they could buy credits. A profile that is no longer available gets
+    nothing; the row is marked delivered either way. Returns the number sent."""
+    sent = 0
+    pending = list(SignupMessage.objects.select_for_update().filter(user_id=user.pk, delivered_at__isnull=True))
+    for signup_message in pending:
+        try:
+            with transaction.atomic():
+                conversation = conversation_open(user=user, profile_id=signup_message.profile_id)
+                _free_message(user=user, conversation=conversation, signup_message=signup_message)
+                sent += 1
+        except ApplicationError as error:
+            logger.info("signup message %s not delivered: %s", signup_message.pk, error.code)
+        SignupMessage.objects.filter(pk=signup_message.pk).update(delivered_at=timezone.now())
+    return sent
+
+
+def _free_message(*, user, conversation: Conversation, signup_message: SignupMessage) -> None:
+    site = _site()
+    text = signup_message.text.replace("\x00", "").strip()[: site.message_length]
+    if not text:
+        return
+    rows = list(Participant.objects.select_for_update().filter(conversation=conversation).order_by("pk"))
+    mine = next(row for row in rows if row.user_id == user.pk)
+    theirs = next(row for row in rows if row.pk != mine.pk)
+    recipient = User.objects.filter(pk=theirs.user_id).first() if theirs.user_id else None
+    held = recipient is not None and not recipient.is_confirmed
+    message, created = Message.objects.get_or_create(
+        sender_id=user.pk,
+        client_id=f"signup-{signup_message.pk}",
+        defaults={
+            "conversation": conversation,
+            "sender_profile_id": mine.profile_id,
+            "kind": MessageKind.TEXT,
+            "text": text,
+            "held": held,
+        },
+    )
+    if not created:
+        return
+    now = message.created
+    if conversation.started_by_id is None:
+        Conversation.objects.filter(pk=conversation.pk).update(started_by_id=user.pk, last_message_at=now)
+        mine.is_starter = True
+    else:
+        Conversation.objects.filter(pk=conversation.pk).update(last_message_at=now)
+    Participant.objects.filter(pk=mine.pk).update(
+        listed=True, last_message=message, last_message_at=now, deleted_at=None, is_starter=mine.is_starter
+    )
+    if not held:
+        Participant.objects.filter(pk=theirs.pk).update(
+            listed=True, num_unread=F("num_unread") + 1, last_message=message, last_message_at=now, deleted_at=None
+        )
+    _announce(message=message, sender_id=user.pk, recipient_id=None if held else theirs.user_id)

@@ -1,0 +1,74 @@
+"""Events go through the real channel layer (Redis) only after commit, to groups that
+carry the site: apps.chat.events."""
+
+import asyncio
+import uuid
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+
+from apps.chat.events import HANDLER, chat_closed_announce, member_group
+from apps.chat.services import conversation_open, message_send
+from apps.chat.tests.helpers import client_id, credits_give, member
+from apps.common.exceptions import ApplicationError
+from conftest import on_site
+
+pytestmark = pytest.mark.django_db
+
+
+class Listener:
+    """A channel in a member's group, read without a socket."""
+
+    def __init__(self, site, user_id: int) -> None:
+        self.layer = get_channel_layer()
+        # A plain channel name (no "!"): read straight from Redis, from any event loop.
+        self.channel = f"test.listener.{uuid.uuid4().hex}"
+        async_to_sync(self.layer.group_add)(member_group(site_id=site.pk, user_id=user_id), self.channel)
+
+    def events(self, wait: float = 0.3) -> list[dict]:
+        async def drain() -> list[dict]:
+            found = []
+            while True:
+                try:
+                    message = await asyncio.wait_for(self.layer.receive(self.channel), timeout=wait)
+                except TimeoutError:
+                    return found
+                assert message["type"] == HANDLER
+                found.append(message["event"])
+
+        return async_to_sync(drain)()
+
+
+def test_a_message_is_announced_only_after_commit(site, django_capture_on_commit_callbacks):
+    anna, ben = member(site, "Anna"), member(site, "Ben")
+    credits_give(site, anna.user, 1)
+    listener = Listener(site, ben.user_id)
+    with on_site(site):
+        conversation = conversation_open(user=anna.user, profile_id=ben.pk)
+        with django_capture_on_commit_callbacks(execute=False) as pending:
+            message, _created = message_send(
+                user=anna.user, conversation_id=conversation.pk, client_id=client_id(), text="Hi"
+            )
+        assert listener.events() == []  # Not committed yet: nothing went out.
+        for callback in pending:
+            callback()
+        events = listener.events()
+        assert [event["type"] for event in events] == ["message.new", "badges"]
+        assert events[0]["message"]["id"] == message.pk
+        assert events[1]["unreadMessages"] == 1
+
+        # Refused (no credits left): nothing stored, nothing announced.
+        with django_capture_on_commit_callbacks(execute=True), pytest.raises(ApplicationError):
+            message_send(user=anna.user, conversation_id=conversation.pk, client_id=client_id(), text="Again")
+        assert listener.events() == []
+
+
+def test_a_block_closes_the_chat_on_both_sides(site, django_capture_on_commit_callbacks):
+    anna, ben = member(site, "Anna"), member(site, "Ben")
+    annas = Listener(site, anna.user_id)
+    bens = Listener(site, ben.user_id)
+    with on_site(site), django_capture_on_commit_callbacks(execute=True):
+        chat_closed_announce(blocker=anna.user, blocked_profile=ben)
+    assert [e for e in annas.events() if e["type"] == "chat.closed"] == [{"type": "chat.closed", "profile": ben.pk}]
+    assert [e for e in bens.events() if e["type"] == "chat.closed"] == [{"type": "chat.closed", "profile": anna.pk}]

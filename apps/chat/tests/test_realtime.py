@@ -1,0 +1,305 @@
+"""The WebSocket at /ws/ (config.asgi, apps.chat.routing, apps.chat.consumers), through
+the whole ASGI application with Channels' WebsocketCommunicator and the real Redis
+channel layer. Rows are committed (apps/chat/tests/conftest.py); each async test body
+runs in a worker thread, whose connection the consumer's database calls share."""
+
+import json
+import uuid
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from channels.layers import channel_layers
+from django.conf import settings
+
+from apps.chat.consumers import MAX_FRAME_BYTES, RATE_BURST
+from apps.chat.services import conversation_open, message_send
+from apps.chat.tests.conftest import in_thread
+from apps.chat.tests.helpers import credits_give
+from apps.chat.tests.ws import WebsocketCommunicator
+from apps.likes.services import like_create
+from config.asgi import application
+from conftest import on_site
+
+pytestmark = pytest.mark.django_db
+
+TIMEOUT = 3
+
+
+def _socket(host: str, session: str | None = None, origin: str | None = "same") -> WebsocketCommunicator:
+    headers = [(b"host", host.encode())]
+    if origin == "same":
+        origin = f"http://{host}"
+    if origin:
+        headers.append((b"origin", origin.encode()))
+    if session:
+        headers.append((b"cookie", f"{settings.SESSION_COOKIE_NAME}={session}; other=1".encode()))
+    return WebsocketCommunicator(application, "/ws/", headers=headers)
+
+
+def run(body):
+    """Run an async test body on a worker thread with its own database connection.
+
+    Each body gets a channel layer of its own: a RedisChannelLayer receives for one
+    event loop at a time (a server process has one; every test body here is a new one)."""
+    channel_layers.backends.clear()
+    try:
+        in_thread(async_to_sync(body))
+    finally:
+        # Nor is this one left to the live server's loop (tests/browser).
+        channel_layers.backends.clear()
+
+
+async def _until(socket: WebsocketCommunicator, kind: str) -> dict:
+    """The next event of `kind`, skipping others (badges arrive next to each event)."""
+    while True:
+        event = await socket.receive_json_from(timeout=TIMEOUT)
+        if event["type"] == kind:
+            return event
+
+
+@pytest.fixture
+def pair(committed, site):
+    anna, ben = committed.member(site, "Anna"), committed.member(site, "Ben", gender="male")
+    in_thread(credits_give, site, anna.user, 10)
+    in_thread(credits_give, site, ben.user, 10)
+
+    def open_():
+        with on_site(site):
+            return conversation_open(user=anna.user, profile_id=ben.pk)
+
+    return anna, ben, in_thread(open_)
+
+
+def _send_sync(site, sender, conversation, text):
+    with on_site(site):
+        return message_send(user=sender.user, conversation_id=conversation.pk, client_id=uuid.uuid4().hex, text=text)
+
+
+# --- Who may connect ------------------------------------------------------------------------
+
+
+def test_a_member_connects_on_their_sites_host(committed, site, pair):
+    anna, _ben, _conversation = pair
+    session = committed.session(site, anna.user)
+
+    async def body():
+        socket = _socket("localhost:8000", session)
+        connected, _ = await socket.connect(timeout=TIMEOUT)
+        assert connected
+        await socket.send_json_to({"type": "ping"})
+        assert await socket.receive_json_from(timeout=TIMEOUT) == {"type": "pong"}
+        await socket.disconnect()
+
+    run(body)
+
+
+@pytest.mark.parametrize(
+    ("case", "host", "origin"),
+    [
+        ("anonymous", "localhost", "same"),
+        ("no origin", "localhost", None),
+        ("other origin", "localhost", "https://evil.example"),
+        ("other site's origin", "localhost", "http://gay.localhost"),
+        ("unknown host", "nosuchsite.example", "same"),
+        ("other site's host", "gay.localhost", "same"),
+    ],
+)
+def test_sockets_are_refused_without_a_member_of_the_site_or_from_elsewhere(committed, site, pair, case, host, origin):
+    anna, _ben, _conversation = pair
+    session = None if case == "anonymous" else committed.session(site, anna.user)
+
+    async def body():
+        socket = _socket(host, session, origin)
+        connected, _code = await socket.connect(timeout=TIMEOUT)
+        assert not connected, case
+        await socket.disconnect()
+
+    run(body)
+
+
+# --- Events ------------------------------------------------------------------------------------
+
+
+def test_a_new_message_reaches_the_recipient_and_the_senders_other_tabs_with_badges(committed, site, pair):
+    anna, ben, conversation = pair
+    anna_session, ben_session = committed.session(site, anna.user), committed.session(site, ben.user)
+
+    async def body():
+        bens, annas = _socket("localhost", ben_session), _socket("localhost", anna_session)
+        assert (await bens.connect(timeout=TIMEOUT))[0] and (await annas.connect(timeout=TIMEOUT))[0]
+        message, _created = await database_sync_to_async(_send_sync)(site, anna, conversation, "<b>Hi</b> Ben")
+
+        event = await _until(bens, "message.new")
+        assert event["message"]["id"] == message.pk
+        assert (event["message"]["text"], event["message"]["mine"]) == ("<b>Hi</b> Ben", False)
+        assert "client_id" not in event["message"]
+        badges = await _until(bens, "badges")
+        assert badges["unreadMessages"] == 1
+
+        own = await _until(annas, "message.new")
+        assert (own["message"]["mine"], own["message"]["client_id"]) == (True, message.client_id)
+        assert (await _until(annas, "badges"))["credits"] == 9
+        await bens.disconnect()
+        await annas.disconnect()
+
+    run(body)
+
+
+def test_typing_read_and_delivered_go_to_the_other_member(committed, site, pair):
+    anna, ben, conversation = pair
+    anna_session, ben_session = committed.session(site, anna.user), committed.session(site, ben.user)
+
+    async def body():
+        bens, annas = _socket("localhost", ben_session), _socket("localhost", anna_session)
+        assert (await bens.connect(timeout=TIMEOUT))[0] and (await annas.connect(timeout=TIMEOUT))[0]
+        message, _created = await database_sync_to_async(_send_sync)(site, anna, conversation, "Hi")
+        await _until(bens, "message.new")
+
+        await annas.send_json_to({"type": "typing", "conversation": conversation.pk})
+        await annas.send_json_to({"type": "typing", "conversation": conversation.pk})  # Throttled.
+        assert await _until(bens, "typing") == {"type": "typing", "conversation": conversation.pk}
+
+        await bens.send_json_to({"type": "delivered", "conversation": conversation.pk, "up_to": message.pk})
+        delivered = await _until(annas, "delivered")
+        assert (delivered["conversation"], delivered["up_to"]) == (conversation.pk, message.pk)
+
+        await bens.send_json_to({"type": "read", "conversation": conversation.pk})
+        read = await _until(annas, "read")
+        assert (read["conversation"], read["up_to"]) == (conversation.pk, message.pk)
+        assert (await _until(bens, "badges"))["unreadMessages"] == 0
+        # Only one typing event came through.
+        assert await bens.receive_nothing(timeout=0.3)
+        await bens.disconnect()
+        await annas.disconnect()
+
+    run(body)
+
+
+def test_typing_into_someone_elses_conversation_reaches_nobody(committed, site, pair):
+    _anna, ben, conversation = pair
+    carl = committed.member(site, "Carl")
+    carl_session, ben_session = committed.session(site, carl.user), committed.session(site, ben.user)
+
+    async def body():
+        bens, carls = _socket("localhost", ben_session), _socket("localhost", carl_session)
+        assert (await bens.connect(timeout=TIMEOUT))[0] and (await carls.connect(timeout=TIMEOUT))[0]
+        await carls.send_json_to({"type": "typing", "conversation": conversation.pk})
+        await carls.send_json_to({"type": "read", "conversation": conversation.pk})
+        error = await carls.receive_json_from(timeout=TIMEOUT)
+        assert error == {"type": "error", "code": "conversation_not_found", "conversation": conversation.pk}
+        assert await bens.receive_nothing(timeout=0.5)
+        await bens.disconnect()
+        await carls.disconnect()
+
+    run(body)
+
+
+def test_likes_and_matches_are_announced(committed, site, pair):
+    anna, ben, _conversation = pair
+    anna_session, ben_session = committed.session(site, anna.user), committed.session(site, ben.user)
+
+    def like(liker, profile):
+        with on_site(site):
+            like_create(liker=liker.user, profile_id=profile.pk)
+
+    async def body():
+        bens, annas = _socket("localhost", ben_session), _socket("localhost", anna_session)
+        assert (await bens.connect(timeout=TIMEOUT))[0] and (await annas.connect(timeout=TIMEOUT))[0]
+        await database_sync_to_async(like)(anna, ben)
+        event = await _until(bens, "like")
+        assert event["profile"]["id"] == anna.pk
+        assert (await _until(bens, "badges"))["newLikes"] == 1
+        await database_sync_to_async(like)(ben, anna)
+        assert (await _until(annas, "match"))["profile"]["id"] == ben.pk
+        assert (await _until(bens, "match"))["profile"]["id"] == anna.pk
+        await bens.disconnect()
+        await annas.disconnect()
+
+    run(body)
+
+
+def test_a_socket_on_one_site_never_receives_another_sites_events(committed, site, gay_site):
+    """The same member id on two sites: an event on one site stays there."""
+    user_id = 900_000_000 + uuid.uuid4().int % 1_000_000
+    here = committed.member(site, "Here", user_fields={"id": user_id})
+    there = committed.member(gay_site, "There", gender="male", user_fields={"id": user_id})
+    writer = committed.member(gay_site, "Writer", gender="male")
+    in_thread(credits_give, gay_site, writer.user, 5)
+    here_session, there_session = committed.session(site, here.user), committed.session(gay_site, there.user)
+
+    def write():
+        with on_site(gay_site):
+            conversation = conversation_open(user=writer.user, profile_id=there.pk)
+            message_send(user=writer.user, conversation_id=conversation.pk, client_id=uuid.uuid4().hex, text="Hi")
+
+    async def body():
+        heres, theres = _socket("localhost", here_session), _socket("gay.localhost", there_session)
+        assert (await heres.connect(timeout=TIMEOUT))[0] and (await theres.connect(timeout=TIMEOUT))[0]
+        await database_sync_to_async(write)()
+        assert (await _until(theres, "message.new"))["message"]["text"] == "Hi"
+        assert await heres.receive_nothing(timeout=0.5)
+        await heres.disconnect()
+        await theres.disconnect()
+
+    assert here.user_id == there.user_id == user_id
+    run(body)
+
+
+# --- Limits on incoming frames -------------------------------------------------------------------
+
+
+def test_an_oversized_frame_closes_the_socket(committed, site, pair):
+    anna, _ben, conversation = pair
+    session = committed.session(site, anna.user)
+
+    async def body():
+        socket = _socket("localhost", session)
+        assert (await socket.connect(timeout=TIMEOUT))[0]
+        await socket.send_to(
+            text_data=json.dumps({"type": "typing", "conversation": conversation.pk, "x": "a" * MAX_FRAME_BYTES})
+        )
+        closed = await socket.receive_output(timeout=TIMEOUT)
+        assert closed == {"type": "websocket.close", "code": 1009}
+        await socket.disconnect()
+
+    run(body)
+
+
+def test_too_many_frames_close_the_socket(committed, site, pair):
+    anna, _ben, _conversation = pair
+    session = committed.session(site, anna.user)
+
+    async def body():
+        socket = _socket("localhost", session)
+        assert (await socket.connect(timeout=TIMEOUT))[0]
+        for _ in range(RATE_BURST + 5):
+            await socket.send_json_to({"type": "ping"})
+        pongs = 0
+        while True:
+            output = await socket.receive_output(timeout=TIMEOUT)
+            if output["type"] == "websocket.close":
+                assert output["code"] == 1008
+                break
+            pongs += 1
+        assert RATE_BURST <= pongs < RATE_BURST + 5
+        await socket.disconnect()
+
+    run(body)
+
+
+def test_malformed_frames_get_an_error_and_keep_the_socket(committed, site, pair):
+    anna, _ben, _conversation = pair
+    session = committed.session(site, anna.user)
+
+    async def body():
+        socket = _socket("localhost", session)
+        assert (await socket.connect(timeout=TIMEOUT))[0]
+        for frame in ("not json", "[1, 2]", json.dumps({"type": "typing", "conversation": "1"})):
+            await socket.send_to(text_data=frame)
+            assert await socket.receive_json_from(timeout=TIMEOUT) == {"type": "error", "code": "invalid"}
+        await socket.send_json_to({"type": "ping"})
+        assert await socket.receive_json_from(timeout=TIMEOUT) == {"type": "pong"}
+        await socket.disconnect()
+
+    run(body)
