@@ -171,8 +171,11 @@ def checkout_strings() -> dict:
         "buy": _("Buy"),
         "listPrice": _("Was {price}"),
         "youPay": _("You pay"),
+        # xgettext:no-python-format
         "discountTimeBonus": _("Time bonus: {percentage}% off with code {code}"),
+        # xgettext:no-python-format
         "discountWelcome": _("Welcome discount: {percentage}% off your first purchase"),
+        # xgettext:no-python-format
         "discountCode": _("Discount code {code}: {percentage}% off"),
         "removeCode": _("Remove code"),
         # The discount code field.
@@ -180,6 +183,7 @@ def checkout_strings() -> dict:
         "codePlaceholder": _("Enter your code"),
         "codeApply": _("Apply"),
         "codeChecking": _("Checking…"),
+        # xgettext:no-python-format
         "codeApplied": _("Code {code} applied: {percentage}% off."),
         "codeEmpty": _("Enter a discount code."),
         # Checkout.
