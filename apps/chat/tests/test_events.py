@@ -72,3 +72,15 @@ def test_a_block_closes_the_chat_on_both_sides(site, django_capture_on_commit_ca
         chat_closed_announce(blocker=anna.user, blocked_profile=ben)
     assert [e for e in annas.events() if e["type"] == "chat.closed"] == [{"type": "chat.closed", "profile": ben.pk}]
     assert [e for e in bens.events() if e["type"] == "chat.closed"] == [{"type": "chat.closed", "profile": anna.pk}]
+
+
+def test_blocking_through_the_service_closes_the_chat_on_both_sides(site, django_capture_on_commit_callbacks):
+    from apps.profiles.services.blocks import block_create
+
+    anna, ben = member(site, "Anna"), member(site, "Ben")
+    annas = Listener(site, anna.user_id)
+    bens = Listener(site, ben.user_id)
+    with on_site(site), django_capture_on_commit_callbacks(execute=True):
+        block_create(user=anna.user, profile_id=ben.pk)
+    assert [e for e in annas.events() if e["type"] == "chat.closed"] == [{"type": "chat.closed", "profile": ben.pk}]
+    assert [e for e in bens.events() if e["type"] == "chat.closed"] == [{"type": "chat.closed", "profile": anna.pk}]

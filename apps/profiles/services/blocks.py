@@ -1,6 +1,7 @@
 """Blocking (spec §2 profile view "block and unblock", §6 "Blocked user"). Once a member
 blocks a profile, neither sees the other in lists (apps.profiles.visibility) and the
-blocked member gets a 403 page on the blocker's profile."""
+blocked member gets a 403 page on the blocker's profile, and their chats close at once
+(apps.chat.events)."""
 
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
@@ -25,9 +26,14 @@ def block_create(*, user, profile_id: int) -> Block:
         raise ApplicationError("block_self", _("You cannot block yourself."))
     try:
         with transaction.atomic():
-            return Block.objects.create(blocker=user, blocked=profile)
+            block = Block.objects.create(blocker=user, blocked=profile)
     except IntegrityError:  # unique (blocker, blocked): blocked before, or a double click
         raise ApplicationError("already_blocked", _("You have already blocked this profile.")) from None
+    # Open chats between the two close at once on both sides' pages (after commit).
+    from apps.chat.events import chat_closed_announce
+
+    chat_closed_announce(blocker=user, blocked_profile=profile)
+    return block
 
 
 def block_delete(*, user, profile_id: int) -> None:
