@@ -10,6 +10,24 @@ class ChatConfig(AppConfig):
         from apps.accounts.services.signup import member_confirmed_register
 
         member_totals_register(unread_messages_total)
+
+        # Logging out closes the sockets opened with that session (apps.chat.events).
+        from django.contrib.auth.signals import user_logged_out
+
+        from apps.chat.events import member_logged_out
+
+        user_logged_out.connect(member_logged_out, dispatch_uid="chat-sockets-close-on-logout")
+
+        # Chat photos go with an erased member's conversations.
+        from apps.accounts.services.deletion import member_file_eraser_register
+
+        member_file_eraser_register(member_chat_files_erase)
+
+        # The Chat island's strings (apps.chat.views: /chats, /chats/<id>).
+        from apps.chat.views import chat_strings
+        from apps.common.islands import island_strings_register
+
+        island_strings_register("Chat", chat_strings)
         # Messages held for a member who had not confirmed the e-mail address, and the
         # messages they wrote while signing up, go out when they confirm.
         member_confirmed_register(member_confirmed)
@@ -33,3 +51,9 @@ def member_confirmed(user) -> None:
     from apps.chat.services import chat_release_held
 
     chat_release_held(user=user)
+
+
+def member_chat_files_erase(*, user) -> None:
+    from apps.chat.services import member_chat_files_erase as erase
+
+    erase(user=user)

@@ -20,10 +20,12 @@ import time
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.http.cookie import parse_cookie
 from django_tenants.utils import tenant_context
 
 from apps.accounts.models import UserStatus
-from apps.chat.events import HANDLER, member_group
+from apps.chat.events import HANDLER, member_group, session_token
 from apps.common.exceptions import ApplicationError
 
 MAX_FRAME_BYTES = 2048
@@ -34,7 +36,8 @@ TYPING_INTERVAL = 2.0
 # How long a socket trusts its lookup of a conversation's other member.
 PEER_CACHE_SECONDS = 30.0
 
-# Close codes: 4401 visitor or unknown site (refused before the handshake completes).
+# Close codes: 4401 visitor or unknown site (refused before the handshake completes),
+# or the session the socket was opened with logged out.
 CLOSE_UNAUTHORIZED = 4401
 CLOSE_TOO_BIG = 1009
 CLOSE_POLICY = 1008
@@ -80,12 +83,20 @@ class MemberConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_UNAUTHORIZED)
             return
         self.group = member_group(site_id=self.site.pk, user_id=self.user.pk)
+        self.session = self._session_token()
         self.tokens = float(RATE_BURST)
         self.tokens_at = time.monotonic()
         self.typing_sent: dict[int, float] = {}
         self.peers: dict[int, tuple[float, int | None]] = {}
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
+
+    def _session_token(self) -> str:
+        for key, value in self.scope.get("headers") or []:
+            if key == b"cookie":
+                session_key = parse_cookie(value.decode("latin1")).get(settings.SESSION_COOKIE_NAME)
+                return session_token(session_key) if session_key else ""
+        return ""
 
     async def disconnect(self, code) -> None:
         if self.group:
@@ -161,6 +172,11 @@ class MemberConsumer(AsyncWebsocketConsumer):
 
     async def chat_event(self, message: dict) -> None:
         await self._send(message["event"])
+
+    async def chat_logout(self, message: dict) -> None:
+        """The member logged out of the session this socket was opened with."""
+        if self.session and message.get("session") == self.session:
+            await self.close(code=CLOSE_UNAUTHORIZED)
 
     async def _send(self, event: dict) -> None:
         await self.send(text_data=json.dumps(event, separators=(",", ":")))

@@ -7,6 +7,7 @@ to publish is logged and swallowed; the clients' polling (spec §9) catches up."
 
 from __future__ import annotations
 
+import hashlib
 import logging
 
 from asgiref.sync import async_to_sync
@@ -17,6 +18,14 @@ logger = logging.getLogger(__name__)
 
 # The consumer method that forwards an event to the socket ("chat.event" -> chat_event).
 HANDLER = "chat.event"
+# The consumer method that closes the sockets of a session that logged out.
+LOGOUT_HANDLER = "chat.logout"
+
+
+def session_token(session_key: str) -> str:
+    """What the sockets of one session are known by in a logout message: a hash, so the
+    session key itself never travels through Redis."""
+    return hashlib.sha256(f"chat-socket:{session_key}".encode()).hexdigest()[:32]
 
 
 def member_group(*, site_id: int, user_id: int) -> str:
@@ -99,3 +108,27 @@ def event_send_on_commit(*, user_id: int | None, event: dict, site_id: int | Non
         return
     site_id = site_id or _current_site_id()
     transaction.on_commit(lambda: event_send(site_id=site_id, user_id=user_id, event=event))
+
+
+def member_logged_out(sender, request, user, **kwargs) -> None:
+    """`user_logged_out` receiver (connected in apps.chat.apps): the member's sockets
+    opened with the session that logs out close (the member's other devices stay
+    connected). Sent after commit; never raises."""
+    session_key = getattr(getattr(request, "session", None), "session_key", None)
+    site = getattr(connection, "tenant", None)
+    site_id = getattr(site, "pk", None)
+    if user is None or not getattr(user, "pk", None) or not session_key or site_id is None:
+        return
+    message = {"type": LOGOUT_HANDLER, "session": session_token(session_key)}
+    group = member_group(site_id=site_id, user_id=user.pk)
+
+    def send() -> None:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        try:
+            async_to_sync(layer.group_send)(group, message)
+        except Exception:  # Redis is down: the socket closes at the next refused action anyway.
+            logger.exception("logout of member %s of site %s not sent to their sockets", user.pk, site_id)
+
+    transaction.on_commit(send)

@@ -592,3 +592,18 @@ def _free_message(*, user, conversation: Conversation, signup_message: SignupMes
             listed=True, num_unread=F("num_unread") + 1, last_message=message, last_message_at=now, deleted_at=None
         )
     _announce(message=message, sender_id=user.pk, recipient_id=None if held else theirs.user_id)
+
+
+def member_chat_files_erase(*, user) -> int:
+    """The photo files of every message in the member's conversations, for the erasure
+    of the member (apps.accounts.services.deletion.member_erase): those conversations
+    and their messages go with the member's profile. Returns the number of files."""
+    names = []
+    rows = Message.objects.filter(
+        Q(conversation__profile_low__user_id=user.pk) | Q(conversation__profile_high__user_id=user.pk) | Q(sender=user),
+        kind=MessageKind.PHOTO,
+    ).values_list("photo", "photo_thumb")
+    for photo, thumb in rows:
+        names += [name for name in (photo, thumb) if name]
+    _files_delete(names)
+    return len(names)

@@ -54,6 +54,14 @@ OFFERS_BY_REASON = {
 
 # Cache entries kept per member, erased with the member: callables(user_id=...).
 MEMBER_CACHE_CLEARERS = [page_hidden_clear]
+# Files other apps keep for a member (e.g. chat photos), deleted when the member is
+# erased, before the rows go: callables(user=...). Registered by those apps.
+MEMBER_FILE_ERASERS: list = []
+
+
+def member_file_eraser_register(erase) -> None:
+    if erase not in MEMBER_FILE_ERASERS:
+        MEMBER_FILE_ERASERS.append(erase)
 
 
 def _reactivation_seconds() -> int:
@@ -221,6 +229,8 @@ def member_erase(*, site: Site, member_id: int, cutoff: datetime) -> bool:
             for field_name, name in (("image", image), ("thumb", thumb)):
                 if name:
                     Photo._meta.get_field(field_name).storage.delete(name)
+        for erase in MEMBER_FILE_ERASERS:
+            erase(user=user)
         user.delete()  # cascades: profile, photos, push subscriptions, tracking, signup messages, addresses
     for clear in MEMBER_CACHE_CLEARERS:
         clear(user_id=member_id)
