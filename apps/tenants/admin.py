@@ -22,11 +22,12 @@ from apps.tenants.models import (
     CreditPackagePrice,
     DiscountCode,
     Domain,
+    Gift,
     MemberDirectoryEntry,
     MinimumMessageCost,
     Site,
 )
-from apps.tenants.services import schema_name_for
+from apps.tenants.services import gifts_default_ensure, schema_name_for
 
 
 class DomainInline(admin.TabularInline):
@@ -40,12 +41,22 @@ class MinimumMessageCostInline(admin.TabularInline):
     extra = 0
 
 
+class GiftInline(admin.TabularInline):
+    """The site's gift catalogue (the chat's gifts); a new site starts with the
+    default one (apps.tenants.services.DEFAULT_GIFTS)."""
+
+    model = Gift
+    extra = 0
+    fields = ("position", "name", "emoji", "image", "is_active")
+    ordering = ("position", "pk")
+
+
 @admin.register(Site)
 class SiteAdmin(admin.ModelAdmin):
     list_display = ("name", "niche", "primary_domain", "languages", "is_active", "created")
     list_filter = ("niche", "is_active")
     search_fields = ("name", "domains__domain", "schema_name")
-    inlines = [DomainInline, MinimumMessageCostInline]
+    inlines = [DomainInline, MinimumMessageCostInline, GiftInline]
     readonly_fields = ("created",)
     fieldsets = (
         (None, {"fields": ("name", "schema_name", "niche", "company", "is_active", "created")}),
@@ -106,6 +117,11 @@ class SiteAdmin(admin.ModelAdmin):
         if not obj.schema_name:
             obj.schema_name = schema_name_for(obj.name)
         super().save_model(request, obj, form, change)
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        if not change:  # A new site without gifts of its own gets the default catalogue.
+            gifts_default_ensure(form.instance)
 
     def get_readonly_fields(self, request, obj=None):
         # The schema name is fixed once the schema exists.
@@ -479,3 +495,14 @@ class MemberDirectoryAdmin(admin.ModelAdmin):
                 messages.SUCCESS,
             )
         return HttpResponseRedirect(self._credits_url(entry))
+
+
+@admin.register(Gift)
+class GiftAdmin(SiteChoiceMixin, admin.ModelAdmin):
+    list_display = ("__str__", "site", "position", "is_active")
+    list_filter = (("site", admin.RelatedOnlyFieldListFilter), "is_active")
+    list_editable = ("position", "is_active")
+    list_select_related = ("site",)
+    search_fields = ("name", "site__name")
+    ordering = ("site__name", "position", "pk")
+    fields = ("site", "name", "emoji", "image", "position", "is_active")

@@ -3,7 +3,7 @@
 from django.db import transaction
 
 from apps.tenants.models import CreditPackage, CreditPackagePrice, Gift, Site
-from apps.tenants.services import company_get_or_create, public_site_ensure, site_create
+from apps.tenants.services import DEFAULT_GIFTS, company_get_or_create, public_site_ensure, site_create
 
 DEMO_COMPANY = {
     "name": "Demo Dating B.V.",
@@ -67,17 +67,8 @@ def demo_packages_ensure(site: Site) -> None:
         )
 
 
-# Gifts of every demo site: (name, emoji).
-DEMO_GIFTS = [
-    ("Rose", "🌹"),
-    ("Heart", "❤️"),
-    ("Kiss", "💋"),
-    ("Champagne", "🍾"),
-    ("Chocolate", "🍫"),
-    ("Teddy bear", "🧸"),
-    ("Diamond", "💎"),
-    ("Coffee", "☕"),
-]
+# Gifts of every demo site: (name, emoji); new sites get them too (site_create).
+DEMO_GIFTS = DEFAULT_GIFTS
 
 
 def demo_gifts_ensure(site: Site) -> None:

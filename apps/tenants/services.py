@@ -7,9 +7,22 @@ from django_tenants.utils import schema_exists
 
 from apps.tenants.cloning import schema_template_refresh
 from apps.tenants.middleware import site_cache_clear
-from apps.tenants.models import Company, Domain, Site
+from apps.tenants.models import Company, Domain, Gift, Site
 
 _SCHEMA_PREFIX = "site_"
+
+# The gift catalogue every new site starts with: (name, emoji). The operators change
+# it per site in the admin (tenants.Gift); the names are shown as typed here.
+DEFAULT_GIFTS = [
+    ("Rose", "🌹"),
+    ("Heart", "❤️"),
+    ("Kiss", "💋"),
+    ("Champagne", "🍾"),
+    ("Chocolate", "🍫"),
+    ("Teddy bear", "🧸"),
+    ("Diamond", "💎"),
+    ("Coffee", "☕"),
+]
 
 
 def template_schema_migrate(*, verbosity: int = 0) -> None:
@@ -46,8 +59,21 @@ def site_create(*, name: str, domain: str, **fields) -> Site:
     site.full_clean()
     site.save(verbosity=0)
     Domain.objects.create(domain=domain, tenant=site, is_primary=True)
+    gifts_default_ensure(site)
     transaction.on_commit(site_cache_clear)
     return site
+
+
+def gifts_default_ensure(site: Site) -> int:
+    """Give a site without gifts the default catalogue (DEFAULT_GIFTS); a site that has
+    any gift keeps its own. Returns the number of gifts added."""
+    if Gift.objects.filter(site=site).exists():
+        return 0
+    gifts = Gift.objects.bulk_create(
+        Gift(site=site, name=name, emoji=emoji, position=position)
+        for position, (name, emoji) in enumerate(DEFAULT_GIFTS)
+    )
+    return len(gifts)
 
 
 def public_site_ensure(*, domain: str) -> Site:

@@ -286,7 +286,20 @@ SANDBOX_DIRECT_DEBIT_SETTLE_SECONDS = env.int("SANDBOX_DIRECT_DEBIT_SETTLE_SECON
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [REDIS_URL]},
+        "CONFIG": {
+            "hosts": [
+                {
+                    "address": REDIS_URL,
+                    # redis-py 8 reads with a 5 s timeout by default; the layer's blocking
+                    # BZPOPMIN waits up to 5 s too, so idle sockets were torn down at random
+                    # (channels_redis#422). No read timeout for the layer.
+                    "socket_timeout": None,
+                    # redis-py 8's pool refuses a 101st connection ("Too many connections"):
+                    # 1,000 sockets closing at once each discard their group membership.
+                    "max_connections": 1000,
+                }
+            ]
+        },
     }
 }
 

@@ -68,6 +68,10 @@ def test_saving_a_new_site_in_the_admin_creates_its_schema(db, django_user_model
             "minimum_message_costs-0-country": "FR",
             "minimum_message_costs-0-costs": 2,
             "minimum_message_costs-0-currency": "EUR",
+            "gifts-TOTAL_FORMS": 0,
+            "gifts-INITIAL_FORMS": 0,
+            "gifts-MIN_NUM_FORMS": 0,
+            "gifts-MAX_NUM_FORMS": 1000,
         }
     )
     response = client.post("/admin/tenants/site/add/", data)
