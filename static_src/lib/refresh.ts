@@ -3,7 +3,8 @@
  * or 5 min when push subscribed; first refresh after 5 s").
  *
  * For a logged-in member (appStore.user, filled from #app-state): GET /api/user.php
- * (-> appStore.user) and GET /api/likes.php (-> appStore.totals.newLikes = num_new), first
+ * (-> appStore.user), GET /api/likes.php (-> appStore.totals.newLikes = num_new) and
+ * GET /api/chats.php (-> appStore.chats and totals.unreadMessages), first
  * 5 s after start, then every 60 s, or every 5 minutes while appStore.push.subscribed.
  * Errors are silent (spec §8 "badge update failure: silent"); the next tick tries again.
  * Stops when the member is logged out (appStore.user becomes null, or user.php answers 403
@@ -14,7 +15,7 @@
  * every island see the same numbers (the base entry calls updateAppBadge/renderBadges).
  */
 import { ApiError, get } from "./api";
-import { appStore, type AppState, type AppUser, type Store } from "./store";
+import { appStore, type AppState, type AppUser, type ChatSummary, type Store } from "./store";
 
 export const FIRST_REFRESH_MS = 5_000;
 export const REFRESH_INTERVAL_MS = 60_000;
@@ -22,6 +23,7 @@ export const PUSH_REFRESH_INTERVAL_MS = 5 * 60_000;
 
 export const USER_URL = "/api/user.php";
 export const LIKES_URL = "/api/likes.php";
+export const CHATS_URL = "/api/chats.php";
 
 /** Delay before the next refresh: 5 s for the first, then 60 s, or 5 min with push. */
 export function nextDelay(isFirst: boolean, pushSubscribed: boolean): number {
@@ -46,14 +48,30 @@ export async function reloadLikes(store: Store<AppState> = appStore, url: string
   if (isObject(data) && typeof data.num_new === "number") setNewLikes(data.num_new, store);
 }
 
+/** Sets appStore.chats and totals.unreadMessages (the sum of the chats' unread counts). */
+export function setChats(chats: ChatSummary[], store: Store<AppState> = appStore): void {
+  const unread = chats.reduce((sum, chat) => sum + (Number(chat.num_unread_messages) || 0), 0);
+  store.set((state) => ({
+    chats,
+    ...(state.totals.unreadMessages === unread ? {} : { totals: { ...state.totals, unreadMessages: unread } }),
+  }));
+}
+
+/** GET /api/chats.php into appStore.chats and the unread total. Throws on errors. */
+export async function reloadChats(store: Store<AppState> = appStore, url: string = CHATS_URL): Promise<void> {
+  const data = await get<unknown>(url, { retries: 0 });
+  if (isObject(data) && Array.isArray(data.chats)) setChats(data.chats as ChatSummary[], store);
+}
+
 export interface RefreshOptions {
   store?: Store<AppState>;
   userUrl?: string;
   likesUrl?: string;
+  chatsUrl?: string;
   doc?: Document;
 }
 
-/** One refresh of user and likes; every error is swallowed. */
+/** One refresh of user, likes and chats; every error is swallowed. */
 export async function refreshOnce(options: RefreshOptions = {}): Promise<void> {
   const store = options.store ?? appStore;
   const userUrl = options.userUrl ?? USER_URL;
@@ -72,6 +90,7 @@ export async function refreshOnce(options: RefreshOptions = {}): Promise<void> {
       },
     ),
     reloadLikes(store, likesUrl).catch(() => {}),
+    reloadChats(store, options.chatsUrl ?? CHATS_URL).catch(() => {}),
   ]);
 }
 

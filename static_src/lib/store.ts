@@ -91,8 +91,30 @@ export interface PushState {
   subscribed: boolean;
 }
 
+/** One chat of the member's list (GET /api/chats.php "chats"; docs/chat.md). */
+export interface ChatSummary {
+  conversation: number;
+  profile: number;
+  name: string;
+  main_image: { thumb_filename: string } | null;
+  is_fictional?: boolean;
+  last_message: {
+    id: number;
+    kind: string;
+    text: string;
+    gift_emoji: string | null;
+    mine: boolean;
+    created: string | null;
+    read: boolean;
+  } | null;
+  num_unread_messages: number;
+  updated: string | null;
+}
+
 export interface AppState {
   user: AppUser | null;
+  /** The member's chats once loaded (the chat pages, the periodic refresh); null before. */
+  chats: ChatSummary[] | null;
   settings: AppSettings | null;
   totals: Totals;
   timeBonus: TimeBonus | null;
@@ -103,6 +125,7 @@ export interface AppState {
 export function initialAppState(): AppState {
   return {
     user: null,
+    chats: null,
     settings: null,
     totals: { unreadMessages: 0, newLikes: 0 },
     timeBonus: null,

@@ -9,7 +9,7 @@ import {
   refreshOnce,
   startRefresh,
 } from "../refresh";
-import { appStore, initialAppState } from "../store";
+import { appStore, initialAppState, type ChatSummary } from "../store";
 
 function json(status: number, data: unknown): Response {
   return new Response(JSON.stringify(data), { status, headers: { "Content-Type": "application/json" } });
@@ -19,6 +19,19 @@ type FetchMock = ReturnType<typeof vi.fn<typeof fetch>>;
 let fetchMock: FetchMock;
 let stop: (() => void) | null = null;
 let newLikes = 3;
+let chats: ChatSummary[] = [];
+
+function chat(conversation: number, unread: number): ChatSummary {
+  return {
+    conversation,
+    profile: conversation + 100,
+    name: `P${conversation}`,
+    main_image: null,
+    last_message: null,
+    num_unread_messages: unread,
+    updated: null,
+  };
+}
 
 function urls(): string[] {
   return fetchMock.mock.calls.map((call) => String(call[0]));
@@ -40,10 +53,12 @@ beforeEach(() => {
   resetApiConfig();
   configureApi({ reload: vi.fn() });
   newLikes = 3;
+  chats = [chat(11, 2)];
   fetchMock = vi.fn<typeof fetch>(async (input) => {
     const url = String(input);
     if (url.startsWith("/api/user.php")) return json(200, { user: { id: 7, credits: 12 } });
     if (url.startsWith("/api/likes.php")) return json(200, { profiles: [], liked_by: [], matches: [], num_new: newLikes });
+    if (url.startsWith("/api/chats.php")) return json(200, { chats });
     return json(404, { error: { code: "not_found", message: "Not found" } });
   });
   vi.stubGlobal("fetch", fetchMock);
@@ -69,21 +84,22 @@ describe("nextDelay", () => {
 });
 
 describe("startRefresh", () => {
-  it("refreshes user and likes first after 5 s, then every 60 s", async () => {
+  it("refreshes user, likes and chats first after 5 s, then every 60 s", async () => {
     stop = startRefresh();
     await vi.advanceTimersByTimeAsync(FIRST_REFRESH_MS - 1);
     expect(fetchMock).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(1);
     await flush();
-    expect(urls().sort()).toEqual(["/api/likes.php", "/api/user.php"]);
+    expect(urls().sort()).toEqual(["/api/chats.php", "/api/likes.php", "/api/user.php"]);
     expect(appStore.get().user).toEqual({ id: 7, credits: 12 });
+    expect(appStore.get().chats?.map((c) => c.conversation)).toEqual([11]);
     expect(appStore.get().totals).toEqual({ unreadMessages: 2, newLikes: 3 });
 
     await vi.advanceTimersByTimeAsync(REFRESH_INTERVAL_MS - 1);
-    expect(fetchMock).toHaveBeenCalledTimes(2);
+    expect(fetchMock).toHaveBeenCalledTimes(3);
     await vi.advanceTimersByTimeAsync(1);
     await flush();
-    expect(fetchMock).toHaveBeenCalledTimes(4);
+    expect(fetchMock).toHaveBeenCalledTimes(6);
   });
 
   it("waits 5 minutes between refreshes while push is subscribed", async () => {
@@ -91,12 +107,12 @@ describe("startRefresh", () => {
     stop = startRefresh();
     await vi.advanceTimersByTimeAsync(FIRST_REFRESH_MS);
     await flush();
-    expect(fetchMock).toHaveBeenCalledTimes(2);
+    expect(fetchMock).toHaveBeenCalledTimes(3);
     await vi.advanceTimersByTimeAsync(REFRESH_INTERVAL_MS * 4);
-    expect(fetchMock).toHaveBeenCalledTimes(2);
+    expect(fetchMock).toHaveBeenCalledTimes(3);
     await vi.advanceTimersByTimeAsync(PUSH_REFRESH_INTERVAL_MS - REFRESH_INTERVAL_MS * 4);
     await flush();
-    expect(fetchMock).toHaveBeenCalledTimes(4);
+    expect(fetchMock).toHaveBeenCalledTimes(6);
   });
 
   it("updates the totals through the store, so listeners (badges) see the new count", async () => {
@@ -117,7 +133,7 @@ describe("startRefresh", () => {
     stop = startRefresh();
     await vi.advanceTimersByTimeAsync(FIRST_REFRESH_MS);
     await flush();
-    expect(fetchMock).toHaveBeenCalledTimes(2); // no retries for the periodic refresh
+    expect(fetchMock).toHaveBeenCalledTimes(3); // no retries for the periodic refresh
     expect(appStore.get().user).toEqual({ id: 7, credits: 10 });
     expect(appStore.get().totals.newLikes).toBe(0);
     expect(error).not.toHaveBeenCalled();
@@ -127,7 +143,7 @@ describe("startRefresh", () => {
     });
     await vi.advanceTimersByTimeAsync(REFRESH_INTERVAL_MS);
     await flush();
-    expect(fetchMock).toHaveBeenCalledTimes(4);
+    expect(fetchMock).toHaveBeenCalledTimes(6);
     expect(appStore.get().user).not.toBeNull();
   });
 
@@ -140,11 +156,11 @@ describe("startRefresh", () => {
     appStore.set({ user: { id: 7 } });
     await vi.advanceTimersByTimeAsync(FIRST_REFRESH_MS);
     await flush();
-    expect(fetchMock).toHaveBeenCalledTimes(2);
+    expect(fetchMock).toHaveBeenCalledTimes(3);
 
     appStore.set({ user: null });
     await vi.advanceTimersByTimeAsync(REFRESH_INTERVAL_MS * 3);
-    expect(fetchMock).toHaveBeenCalledTimes(2);
+    expect(fetchMock).toHaveBeenCalledTimes(3);
   });
 
   it("stops when user.php says the session has ended", async () => {
@@ -166,21 +182,21 @@ describe("startRefresh", () => {
     stop = startRefresh();
     await vi.advanceTimersByTimeAsync(FIRST_REFRESH_MS);
     await flush();
-    expect(fetchMock).toHaveBeenCalledTimes(2);
+    expect(fetchMock).toHaveBeenCalledTimes(3);
 
     setVisibility("hidden");
     await vi.advanceTimersByTimeAsync(REFRESH_INTERVAL_MS * 5);
-    expect(fetchMock).toHaveBeenCalledTimes(2);
+    expect(fetchMock).toHaveBeenCalledTimes(3);
 
     setVisibility("visible");
     await flush();
-    expect(fetchMock).toHaveBeenCalledTimes(4);
+    expect(fetchMock).toHaveBeenCalledTimes(6);
 
     await vi.advanceTimersByTimeAsync(REFRESH_INTERVAL_MS - 1);
-    expect(fetchMock).toHaveBeenCalledTimes(4);
+    expect(fetchMock).toHaveBeenCalledTimes(6);
     await vi.advanceTimersByTimeAsync(1);
     await flush();
-    expect(fetchMock).toHaveBeenCalledTimes(6);
+    expect(fetchMock).toHaveBeenCalledTimes(9);
   });
 
   it("stop() clears the timer", async () => {
