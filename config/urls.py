@@ -23,6 +23,7 @@ urlpatterns = [
     path("", include("apps.accounts.urls_signup")),
     path("", include("apps.accounts.urls_settings")),
     path("", include("apps.likes.urls")),
+    path("", include("apps.chat.urls")),
     path("", include("apps.profiles.urls")),
     path("", include("apps.pages.urls")),
 ]

@@ -16,6 +16,7 @@ shared by every site's sockets, so none may rely on the schema a thread was left
 from __future__ import annotations
 
 import json
+import logging
 import time
 
 from channels.db import database_sync_to_async
@@ -27,6 +28,8 @@ from django_tenants.utils import tenant_context
 from apps.accounts.models import UserStatus
 from apps.chat.events import HANDLER, member_group, session_token
 from apps.common.exceptions import ApplicationError
+
+logger = logging.getLogger(__name__)
 
 MAX_FRAME_BYTES = 2048
 # A token bucket per socket: bursts of RATE_BURST frames, RATE_PER_SECOND on average.
@@ -68,6 +71,12 @@ def _delivered(site, user, conversation_id: int, up_to) -> int:
     return _in_site(site, messages_delivered, user=user, conversation_id=conversation_id, up_to_id=up_to)
 
 
+def _delivered_pending(site, user) -> int:
+    from apps.chat.services import messages_delivered_pending
+
+    return _in_site(site, messages_delivered_pending, user=user)
+
+
 class MemberConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         self.site = self.scope.get("site")
@@ -90,6 +99,11 @@ class MemberConsumer(AsyncWebsocketConsumer):
         self.peers: dict[int, tuple[float, int | None]] = {}
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
+        # The device is online: what was sent to the member meanwhile is delivered now.
+        try:
+            await database_sync_to_async(_delivered_pending)(self.site, self.user)
+        except Exception:  # never keeps the socket from working; the next connect tries again
+            logger.exception("delivered state of member %s not updated on connect", self.user.pk)
 
     def _session_token(self) -> str:
         for key, value in self.scope.get("headers") or []:

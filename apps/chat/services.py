@@ -444,6 +444,34 @@ def messages_delivered(*, user, conversation_id, up_to_id=None) -> int:
     return changed
 
 
+def messages_delivered_pending(*, user) -> int:
+    """The member's device came online (a socket opened): every message waiting for them
+    is delivered, and each sender's pages hear of it per conversation. Two queries
+    whatever the number of conversations; returns the number of messages."""
+    waiting = Participant.objects.filter(user_id=user.pk, num_unread__gt=0).values("conversation_id")
+    rows = list(
+        Message.objects.filter(conversation_id__in=waiting, held=False, delivered_at__isnull=True)
+        .exclude(sender_id=user.pk)
+        .values_list("id", "conversation_id", "sender_id")
+    )
+    if not rows:
+        return 0
+    now = timezone.now()
+    changed = Message.objects.filter(id__in=[row[0] for row in rows], delivered_at__isnull=True).update(
+        delivered_at=now
+    )
+    newest: dict[tuple[int, int], int] = {}
+    for message_id, conversation_id, sender_id in rows:
+        key = (conversation_id, sender_id)
+        newest[key] = max(newest.get(key, 0), message_id)
+    for (conversation_id, sender_id), up_to in newest.items():
+        event_send_on_commit(
+            user_id=sender_id,
+            event={"type": "delivered", "conversation": conversation_id, "up_to": up_to, "at": now.isoformat()},
+        )
+    return changed
+
+
 # --- Deleting ---------------------------------------------------------------------------------
 
 

@@ -5,7 +5,8 @@
  *   collapse, modals, alerts, offcanvas, tabs and toasts (data-bs-* attributes work as usual).
  * - The chunk-load reload guard, the top progress bar and the page-hidden beacon.
  * - The app badge, the title count and the top-bar badges follow appStore.totals.
- * - The periodic refresh of the member's user and likes (lib/refresh.ts, spec §9).
+ * - The periodic refresh of the member's user, likes and chats (lib/refresh.ts, spec §9).
+ * - The live connection (lib/realtime.ts, /ws/) for logged-in members: badges and chat events.
  * - Server-rendered `.modal[data-autoshow]` and `.toast[data-autoshow]` are shown on load; the
  *   activation reminder's "send the e-mail again" buttons are wired up.
  */
@@ -23,6 +24,7 @@ import { renderBadges, renderCredits } from "../lib/badges";
 import { installChunkReloadGuard } from "../lib/chunkReload";
 import { installProgressBar } from "../lib/progress";
 import { installPushMessageHandler } from "../lib/push";
+import { startRealtime } from "../lib/realtime";
 import { startRefresh } from "../lib/refresh";
 import { appStore, updateAppBadge } from "../lib/store";
 import { autoshowModals, installResendConfirmation } from "./activationReminder";
@@ -70,3 +72,7 @@ appStore.subscribe((state, previous) => {
 // Refresh of user and likes for logged-in members: after 5 s, then every 60 s (5 min with
 // push), paused while the page is hidden (spec §9). Errors are silent.
 startRefresh();
+
+// One WebSocket per page for a logged-in member: new messages, typing, read state, likes,
+// matches and badge counts (docs/chat.md). The chat island listens to the same connection.
+if (appStore.get().user) startRealtime();

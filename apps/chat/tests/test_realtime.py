@@ -13,6 +13,7 @@ from channels.layers import channel_layers
 from django.conf import settings
 
 from apps.chat.consumers import MAX_FRAME_BYTES, RATE_BURST
+from apps.chat.models import Message
 from apps.chat.services import conversation_open, message_send
 from apps.chat.tests.conftest import in_thread
 from apps.chat.tests.helpers import credits_give
@@ -174,6 +175,36 @@ def test_typing_read_and_delivered_go_to_the_other_member(committed, site, pair)
         await annas.disconnect()
 
     run(body)
+
+
+def test_messages_sent_while_the_recipient_was_offline_are_delivered_when_a_socket_opens(committed, site, pair):
+    anna, ben, conversation = pair
+    anna_session, ben_session = committed.session(site, anna.user), committed.session(site, ben.user)
+    first, _ = in_thread(_send_sync, site, anna, conversation, "Are you there?")
+    second, _ = in_thread(_send_sync, site, anna, conversation, "Hello?")
+
+    async def body():
+        annas = _socket("localhost", anna_session)
+        assert (await annas.connect(timeout=TIMEOUT))[0]
+        assert await annas.receive_nothing(timeout=0.3)  # Anna's own socket delivers nothing
+        bens = _socket("localhost", ben_session)
+        assert (await bens.connect(timeout=TIMEOUT))[0]
+        delivered = await _until(annas, "delivered")
+        assert (delivered["conversation"], delivered["up_to"]) == (conversation.pk, second.pk)
+        # Once: a second socket of Ben's finds nothing waiting.
+        again = _socket("localhost", ben_session)
+        assert (await again.connect(timeout=TIMEOUT))[0]
+        assert await annas.receive_nothing(timeout=0.3)
+        for socket in (annas, bens, again):
+            await socket.disconnect()
+
+    run(body)
+
+    def states():
+        with on_site(site):
+            return set(Message.objects.filter(pk__in=[first.pk, second.pk]).values_list("delivered_at", flat=True))
+
+    assert None not in in_thread(states)
 
 
 def test_typing_into_someone_elses_conversation_reaches_nobody(committed, site, pair):

@@ -1,0 +1,212 @@
+"""The chat pages (spec §2 chats, chats-id, members-id-chat; issue 7): server-rendered pages
+in the chat layout that host the Chat island, with its first data in the props so the
+page shows at once. apps.chat.api answers the island's calls; lib/realtime.ts brings
+the live events.
+
+- /chats: the member's conversation list.
+- /chats/<id>: one conversation (the member's own; 404 otherwise), beside the list on
+  wide screens.
+- /members/<id>/chat: opens (or starts) the conversation with a profile and goes there.
+  Visitors get the "log in or sign up" message of the profile page's message button; a
+  free member past their conversations gets the premium alert."""
+
+import mimetypes
+from urllib.parse import urlencode
+
+from django.contrib.auth.decorators import login_required
+from django.core.files.storage import default_storage
+from django.db import connection
+from django.db.models import Q
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import NoReverseMatch, reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods
+
+from apps.chat.models import Message, Participant
+from apps.chat.selectors import chats_list, conversation_history, message_costs
+from apps.chat.services import conversation_open
+from apps.common.exceptions import ApplicationError
+
+
+def _url(name: str, fallback: str, *args) -> str:
+    try:
+        return reverse(name, args=args)
+    except NoReverseMatch:
+        return fallback
+
+
+def chat_strings() -> dict:
+    """The Chat island's text (registered in apps.chat.apps). `{name}`, `{count}` and
+    `{max}` are filled in by the island."""
+    return {
+        "title": _("Messages"),
+        "empty": _("You have no conversations yet."),
+        "emptyHelp": _("Find someone you like and send them a message."),
+        "emptyAction": _("Search members"),
+        "selectChat": _("Choose a conversation to read it."),
+        "you": _("You:"),
+        "photo": _("Photo"),
+        "gift": _("Gift"),
+        "unread": _("{count} unread"),
+        "delete": _("Delete"),
+        "deleteChat": _("Delete the conversation with {name}"),
+        "deleteConfirm": _("Delete this conversation?"),
+        "cancel": _("Cancel"),
+        "back": _("Back"),
+        "viewProfile": _("View profile"),
+        "credits": _("Credits"),
+        "olderHidden": _("Older messages are hidden."),
+        "typing": _("{name} is typing…"),
+        "placeholder": _("Write a message…"),
+        "messageLabel": _("Your message"),
+        "counter": _("{count} of {max} characters"),
+        "send": _("Send"),
+        "sendPhoto": _("Send a photo"),
+        "sendGift": _("Send a gift"),
+        "sending": _("Sending…"),
+        "queued": _("Waiting for a connection…"),
+        "sent": _("Sent"),
+        "delivered": _("Delivered"),
+        "read": _("Read"),
+        "offline": _("No connection. Your messages are sent as soon as the connection returns."),
+        "noCredits": _("You do not have enough credits"),
+        "buyCredits": _("Buy credits"),
+        "premiumRequired": _("This feature is only available for premium members."),
+        "getPremium": _("Get Premium"),
+        "error": _("An error has occurred."),
+        "close": _("Close"),
+        "icebreakerTitle": _("Break the ice"),
+        "icebreakerBody": _("Start with one of these openers, or write your own."),
+        "icebreakerOwn": _("Write my own"),
+        "giftsTitle": _("Send a gift"),
+        "loading": _("Loading…"),
+        "noGifts": _("There are no gifts right now."),
+        "closed": _("This conversation is no longer available."),
+        "fictional": _("Fictional profile"),
+    }
+
+
+def icebreaker_openers() -> list[str]:
+    """Suggested first messages (the icebreaker modal); `{name}` is the other profile's name."""
+    return [
+        _("Hi {name}! How is your day going?"),
+        _("Hey {name}, your profile caught my eye. What are you looking for here?"),
+        _("Hi {name}! What do you like to do on a free evening?"),
+        _("Hello {name}, where would you take me on a first date?"),
+        _("Hi {name}! What made you smile today?"),
+    ]
+
+
+def _credits_label(count: int) -> str:
+    return ngettext("%(count)s credit", "%(count)s credits", count) % {"count": count}
+
+
+def _props(request: HttpRequest, *, view: str, history: dict | None = None) -> dict:
+    site = request.site
+    user = request.user
+    costs = message_costs(site=site, user=user)
+    return {
+        "view": view,
+        "chats": chats_list(user=user),
+        "history": history,
+        "credits": user.credits,
+        "messageLength": site.message_length,
+        "costs": costs,
+        "costLabels": {kind: _credits_label(cost) for kind, cost in costs.items()},
+        "openers": icebreaker_openers(),
+        "openGifts": request.GET.get("gift") == "1",
+        "urls": {
+            "chats": _url("chats", "/chats"),
+            # "{id}" is replaced by the island.
+            "chat": _url("chats-id", "/chats/0", 0).removesuffix("0") + "{id}",
+            "profile": _url("members-id", "/members/0", 0).removesuffix("0") + "{id}",
+            "search": _url("members", "/members"),
+            "credits": _url("credits", "/credits"),
+            "premium": _url("premium", "/premium"),
+        },
+    }
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "HEAD"])
+def chats_page(request: HttpRequest) -> HttpResponse:
+    return render(request, "chat/chats.html", {"chat_props": _props(request, view="list"), "title": _("Messages")})
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "HEAD"])
+def chat_page(request: HttpRequest, id: int) -> HttpResponse:
+    try:
+        history = conversation_history(user=request.user, conversation_id=id)
+    except ApplicationError as error:
+        raise Http404(error.message) from None
+    props = _props(request, view="conversation", history=history)
+    return render(
+        request,
+        "chat/chats.html",
+        {"chat_props": props, "title": history["conversation"]["profile"]["name"]},
+    )
+
+
+@never_cache
+@require_http_methods(["GET", "HEAD"])
+def member_chat(request: HttpRequest, id: int) -> HttpResponse:
+    profile_path = _url("members-id", f"/members/{id}", id)
+    if not request.user.is_authenticated:
+        login = f"{_url('login', '/login')}?{urlencode({'next': request.get_full_path()})}"
+        return render(
+            request,
+            "chat/login_needed.html",
+            {
+                "profile_url": profile_path,
+                "login_url": login,
+                "signup_url": _url("members-id-signup", f"/members/{id}/signup", id),
+            },
+        )
+    try:
+        conversation = conversation_open(user=request.user, profile_id=id)
+    except ApplicationError as error:
+        if error.code == "premium_required":
+            context = {
+                "message": error.message,
+                "profile_url": profile_path,
+                "premium_url": _url("premium", "/premium"),
+            }
+            return render(request, "chat/premium_required.html", context, status=403)
+        if error.status_code == 404:
+            raise Http404(error.message) from None
+        return render(request, "errors/error.html", {"status": 400, "message": error.message}, status=400)
+    target = _url("chats-id", f"/chats/{conversation.pk}", conversation.pk)
+    if request.GET.get("gift") == "1":
+        target += "?gift=1"
+    return redirect(target)
+
+
+@require_http_methods(["GET", "HEAD"])
+def media_chat_photo(request: HttpRequest, path: str) -> HttpResponse:
+    """A chat photo file (development and test servers; production serves media from its
+    storage): only under this site's schema prefix, and only to the two members of the
+    conversation it was sent in. Everyone else gets 404, as for a file that is not there."""
+    if not request.user.is_authenticated:
+        raise Http404
+    if not path.startswith(f"{connection.schema_name}/chat/") or ".." in path.split("/"):
+        raise Http404
+    files = Message.objects.filter(Q(photo=path) | Q(photo_thumb=path))
+    message = files.only("conversation_id", "held", "sender_id").first()
+    if message is None:
+        raise Http404
+    member = Participant.objects.filter(conversation_id=message.conversation_id, user_id=request.user.pk)
+    if not member.exists() or (message.held and message.sender_id != request.user.pk):
+        raise Http404
+    try:
+        handle = default_storage.open(path, "rb")
+    except (FileNotFoundError, OSError) as error:
+        raise Http404 from error
+    response = FileResponse(handle, content_type=mimetypes.guess_type(path)[0] or "application/octet-stream")
+    response["Cache-Control"] = "private, max-age=86400"
+    return response

@@ -1,0 +1,71 @@
+/**
+ * The Chat island (spec §2 chats and chats-id): the conversation list and, on /chats/<id>,
+ * the conversation. On phones one of them fills the screen; from 768 px they sit side by
+ * side. The list lives in appStore.chats, so the periodic refresh (lib/refresh.ts), the
+ * live events and the conversation all keep it current.
+ */
+import { useEffect, useState } from "react";
+
+import { getRealtime } from "../../lib/realtime";
+import { reloadChats, setChats } from "../../lib/refresh";
+import { ChatList } from "./ChatList";
+import { Conversation } from "./Conversation";
+import type { ChatProps } from "./types";
+
+export function Chat(props: ChatProps) {
+  const { view, history, strings, urls } = props;
+  // The server's list first, before the island renders (one store for every island).
+  useState(() => {
+    setChats(props.chats);
+    return null;
+  });
+
+  // A new message anywhere updates the list (the conversation view does it itself).
+  useEffect(() => {
+    const realtime = getRealtime();
+    if (!realtime || view !== "list") return;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const off = realtime.on("message.new", () => {
+      if (timer !== null) clearTimeout(timer);
+      timer = setTimeout(() => {
+        timer = null;
+        void reloadChats().catch(() => {});
+      }, 400);
+    });
+    const offClosed = realtime.on("chat.closed", () => void reloadChats().catch(() => {}));
+    return () => {
+      off();
+      offClosed();
+      if (timer !== null) clearTimeout(timer);
+    };
+  }, [view]);
+
+  const current = view === "conversation" && history ? history.conversation.id : null;
+  return (
+    <div className={`chat-app chat-app-${view}`} data-testid="chat-app">
+      <aside className="chat-sidebar" aria-label={strings.title}>
+        <ChatList strings={strings} urls={urls} current={current} />
+      </aside>
+      <div className="chat-main">
+        {view === "conversation" && history ? (
+          <Conversation
+            key={history.conversation.id}
+            strings={strings}
+            urls={urls}
+            history={history}
+            credits={props.credits}
+            messageLength={props.messageLength}
+            costs={props.costs}
+            costLabels={props.costLabels}
+            openers={props.openers}
+            openGifts={props.openGifts}
+          />
+        ) : (
+          <div className="chat-placeholder d-flex align-items-center justify-content-center text-body-secondary" data-testid="chat-placeholder">
+            {strings.selectChat}
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,168 @@
+/**
+ * The conversation list (spec §2 chats, §4 Chat): photo, name, last message, unread count,
+ * newest first. Deleting a chat takes it off the list at once, then DELETE /api/chat.php;
+ * when that fails an alert shows the error and the list is loaded again.
+ */
+import { useState } from "react";
+
+import { ApiError, del } from "../../lib/api";
+import { reloadChats } from "../../lib/refresh";
+import { appStore, useStore, type AppState } from "../../lib/store";
+import { badgeLabel } from "../../lib/badges";
+import { fill, messageTime, withId } from "./format";
+import { API, type ChatSummary, type ChatUrls } from "./types";
+
+const selectChats = (state: AppState) => state.chats;
+
+export interface ChatListProps {
+  strings: Record<string, string>;
+  urls: ChatUrls;
+  /** The conversation open beside the list (highlighted). */
+  current?: number | null;
+}
+
+export function Avatar({ src, name, size = 48 }: { src: string | null | undefined; name: string; size?: number }) {
+  if (src) {
+    return <img className="chat-avatar rounded-circle" src={src} alt="" width={size} height={size} loading="lazy" />;
+  }
+  return (
+    <span className="chat-avatar chat-avatar-empty rounded-circle" style={{ width: size, height: size }} aria-hidden="true">
+      {name.slice(0, 1).toUpperCase()}
+    </span>
+  );
+}
+
+function preview(chat: ChatSummary, strings: Record<string, string>): string {
+  const last = chat.last_message;
+  if (!last) return "";
+  let text = last.text;
+  if (last.kind === "photo") text = `📷 ${strings.photo}`;
+  else if (last.kind === "gift") text = `${last.gift_emoji ?? "🎁"} ${strings.gift}`;
+  return last.mine ? `${strings.you} ${text}` : text;
+}
+
+export async function chatDelete(conversation: number, onError: (message: string) => void): Promise<void> {
+  appStore.set((state) => {
+    const chats = state.chats ?? [];
+    const gone = chats.find((chat) => chat.conversation === conversation);
+    const unread = gone ? gone.num_unread_messages : 0;
+    return {
+      chats: chats.filter((chat) => chat.conversation !== conversation),
+      ...(unread
+        ? { totals: { ...state.totals, unreadMessages: Math.max(0, state.totals.unreadMessages - unread) } }
+        : {}),
+    };
+  });
+  try {
+    await del(API.chat, { conversation }, { retries: 0 });
+  } catch (err) {
+    onError(err instanceof ApiError ? err.message : String(err));
+    await reloadChats().catch(() => {});
+  }
+}
+
+export function ChatList({ strings, urls, current = null }: ChatListProps) {
+  const chats = useStore(appStore, selectChats) ?? [];
+  const [confirming, setConfirming] = useState<number | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  return (
+    <div className="chat-list" data-testid="chat-list">
+      <h2 className="chat-list-title h5 px-3 pt-3 pb-2 mb-0">{strings.title}</h2>
+      {error && (
+        <div className="alert alert-danger alert-dismissible mx-3 mb-2" role="alert" data-testid="chat-delete-error">
+          {error}
+          <button type="button" className="btn-close" aria-label={strings.close} onClick={() => setError(null)} />
+        </div>
+      )}
+      {chats.length === 0 ? (
+        <div className="chat-list-empty text-center px-3 py-5" data-testid="chat-empty">
+          <p className="mb-1 fw-semibold">{strings.empty}</p>
+          <p className="text-body-secondary">{strings.emptyHelp}</p>
+          <a className="btn btn-primary" href={urls.search} data-testid="chat-empty-search">
+            {strings.emptyAction}
+          </a>
+        </div>
+      ) : (
+        <ul className="list-unstyled mb-0">
+          {chats.map((chat) => {
+            const unread = badgeLabel(chat.num_unread_messages);
+            const active = chat.conversation === current;
+            return (
+              <li
+                key={chat.conversation}
+                className={`chat-item${active ? " active" : ""}${unread ? " unread" : ""}`}
+                data-testid={`chat-item-${chat.conversation}`}
+              >
+                {confirming === chat.conversation ? (
+                  <div className="chat-item-confirm d-flex align-items-center gap-2 px-3 py-2">
+                    <span className="flex-grow-1 small">{strings.deleteConfirm}</span>
+                    <button
+                      type="button"
+                      className="btn btn-sm btn-danger"
+                      data-testid="chat-delete-confirm"
+                      onClick={() => {
+                        setConfirming(null);
+                        void chatDelete(chat.conversation, setError);
+                      }}
+                    >
+                      {strings.delete}
+                    </button>
+                    <button type="button" className="btn btn-sm btn-outline-secondary" onClick={() => setConfirming(null)}>
+                      {strings.cancel}
+                    </button>
+                  </div>
+                ) : (
+                  <div className="d-flex align-items-center">
+                    <a
+                      className="chat-item-link d-flex align-items-center gap-3 flex-grow-1 px-3 py-2 text-reset text-decoration-none"
+                      href={withId(urls.chat, chat.conversation)}
+                      aria-current={active ? "page" : undefined}
+                    >
+                      <Avatar src={chat.main_image?.thumb_filename} name={chat.name} />
+                      <span className="chat-item-body flex-grow-1">
+                        <span className="d-flex align-items-baseline gap-2">
+                          <span className="chat-item-name text-truncate">{chat.name}</span>
+                          <span className="chat-item-time ms-auto small text-body-secondary">
+                            {messageTime(chat.updated)}
+                          </span>
+                        </span>
+                        <span className="d-flex align-items-center gap-2">
+                          <span className="chat-item-preview small text-truncate" data-testid="chat-preview">
+                            {preview(chat, strings)}
+                          </span>
+                          {unread && (
+                            <span
+                              className="unread-badge ms-auto"
+                              data-testid={`chat-unread-${chat.conversation}`}
+                              title={fill(strings.unread, { count: chat.num_unread_messages })}
+                            >
+                              {unread}
+                            </span>
+                          )}
+                        </span>
+                      </span>
+                    </a>
+                    <button
+                      type="button"
+                      className="btn btn-link chat-item-delete text-body-secondary"
+                      aria-label={fill(strings.deleteChat, { name: chat.name })}
+                      title={strings.delete}
+                      data-testid={`chat-delete-${chat.conversation}`}
+                      onClick={() => setConfirming(chat.conversation)}
+                    >
+                      <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="16" height="16" fill="currentColor" aria-hidden="true">
+                        <path d="M5.5 5.5A.5.5 0 0 1 6 6v6a.5.5 0 0 1-1 0V6a.5.5 0 0 1 .5-.5m2.5 0a.5.5 0 0 1 .5.5v6a.5.5 0 0 1-1 0V6a.5.5 0 0 1 .5-.5m3 .5a.5.5 0 0 0-1 0v6a.5.5 0 0 0 1 0z" />
+                        <path d="M14.5 3a1 1 0 0 1-1 1H13v9a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V4h-.5a1 1 0 0 1-1-1V2a1 1 0 0 1 1-1H6a1 1 0 0 1 1-1h2a1 1 0 0 1 1 1h3.5a1 1 0 0 1 1 1zM4.118 4 4 4.059V13a1 1 0 0 0 1 1h6a1 1 0 0 0 1-1V4.059L11.882 4zM2.5 3h11V2h-11z" />
+                      </svg>
+                    </button>
+                  </div>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,807 @@
+/**
+ * One conversation (spec §2 chat screen, §4, §8): the in-chat top bar (the other profile,
+ * back to the list, the coins badge), the messages (text shown as text, never HTML; photos;
+ * gifts; delivered and read ticks), the typing indicator, and the footer (text with the
+ * site's length, a photo, a gift). The icebreaker modal offers openers for an empty
+ * conversation. Not enough credits (402) and premium only (403) show their alerts and
+ * keep the text in the input.
+ *
+ * Sending: each message gets a client_id and goes through an outbox; offline it waits and
+ * is sent when the connection returns, with the same client_id, so it is stored once.
+ * Live: lib/realtime.ts events; while the socket is down the history is polled.
+ */
+import {
+  useCallback,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type FormEvent,
+  type KeyboardEvent,
+  type ReactNode,
+} from "react";
+
+import { ApiError, get, post } from "../../lib/api";
+import {
+  createOutbox,
+  getRealtime,
+  newClientId,
+  type Outbox,
+  type OutboxItem,
+  type Realtime,
+  type RealtimeEvent,
+  type RealtimeStatus,
+  type SendResult,
+} from "../../lib/realtime";
+import { reloadChats } from "../../lib/refresh";
+import { appStore, useStore, type AppState } from "../../lib/store";
+import { Avatar } from "./ChatList";
+import { applyMarks, fill, markState, mergeMessages, messageTime, replaceHistory, tickState, withId, type Marks } from "./format";
+import {
+  API,
+  type ChatProfile,
+  type ChatProps,
+  type Gift,
+  type History,
+  type MessageData,
+  type ShownMessage,
+} from "./types";
+
+/** While the socket is down, the open conversation's history is fetched this often. */
+export const HISTORY_POLL_MS = 7_000;
+/** Queued messages are tried again this often, whatever the socket does. */
+export const OUTBOX_RETRY_MS = 15_000;
+export const TYPING_SEND_MS = 2_000;
+export const TYPING_SHOW_MS = 5_000;
+/** The counter shows from this share of the maximum length. */
+export const COUNTER_FROM = 0.8;
+
+const DRAFT_KEY = "chat-draft-";
+
+type Alert = { kind: "credits" | "premium" | "error"; message: string } | null;
+
+interface SendItem extends OutboxItem {
+  kind: "text" | "photo" | "gift";
+  text?: string;
+  gift?: number;
+  photo?: File;
+}
+
+const selectCredits = (state: AppState) => {
+  const credits = state.user?.credits;
+  return typeof credits === "number" ? credits : null;
+};
+
+function draftLoad(id: number): string {
+  try {
+    return sessionStorage.getItem(DRAFT_KEY + id) ?? "";
+  } catch {
+    return "";
+  }
+}
+
+function draftSave(id: number, text: string): void {
+  try {
+    if (text) sessionStorage.setItem(DRAFT_KEY + id, text);
+    else sessionStorage.removeItem(DRAFT_KEY + id);
+  } catch {
+    // Private mode: the draft lives as long as the page.
+  }
+}
+
+function setStoreCredits(credits: unknown): void {
+  if (typeof credits !== "number") return;
+  appStore.set((state) => (state.user && state.user.credits !== credits ? { user: { ...state.user, credits } } : {}));
+}
+
+/** The list's unread count of this conversation becomes 0 (and the top-bar total follows). */
+function storeMarkRead(conversation: number, unreadTotal?: unknown): void {
+  appStore.set((state) => {
+    const chats = state.chats;
+    const chat = chats?.find((c) => c.conversation === conversation);
+    const out: Partial<AppState> = {};
+    if (chats && chat && chat.num_unread_messages) {
+      out.chats = chats.map((c) => (c.conversation === conversation ? { ...c, num_unread_messages: 0 } : c));
+    }
+    const total =
+      typeof unreadTotal === "number"
+        ? unreadTotal
+        : Math.max(0, state.totals.unreadMessages - (chat?.num_unread_messages ?? 0));
+    if (total !== state.totals.unreadMessages) out.totals = { ...state.totals, unreadMessages: total };
+    return out;
+  });
+}
+
+let chatsReloadTimer: ReturnType<typeof setTimeout> | null = null;
+/** The list follows a new message (debounced: several events, one request). */
+function chatsReloadSoon(): void {
+  if (chatsReloadTimer !== null) clearTimeout(chatsReloadTimer);
+  chatsReloadTimer = setTimeout(() => {
+    chatsReloadTimer = null;
+    void reloadChats().catch(() => {});
+  }, 400);
+}
+
+function useRealtimeStatus(realtime: Realtime | null): RealtimeStatus {
+  const [status, setStatus] = useState<RealtimeStatus>(realtime?.status ?? "down");
+  useEffect(() => {
+    if (!realtime) return;
+    setStatus(realtime.status);
+    return realtime.onStatus(setStatus);
+  }, [realtime]);
+  return status;
+}
+
+function isOffline(err: unknown): boolean {
+  if (typeof navigator !== "undefined" && navigator.onLine === false) return true;
+  return err instanceof ApiError && (err.status === 0 || err.status >= 500);
+}
+
+function Ticks({ message, strings }: { message: ShownMessage; strings: Record<string, string> }) {
+  const state = tickState(message);
+  const label = { sending: strings.sending, queued: strings.queued, sent: strings.sent, delivered: strings.delivered, read: strings.read }[state];
+  return (
+    <span className={`chat-ticks chat-ticks-${state}`} data-testid="message-ticks" data-state={state} title={label} aria-label={label}>
+      {state === "sending" || state === "queued" ? (
+        <svg viewBox="0 0 16 16" width="12" height="12" fill="currentColor" aria-hidden="true">
+          <path d="M8 3.5a.5.5 0 0 0-1 0V9a.5.5 0 0 0 .252.434l3.5 2a.5.5 0 0 0 .496-.868L8 8.71z" />
+          <path d="M8 16A8 8 0 1 0 8 0a8 8 0 0 0 0 16m7-8A7 7 0 1 1 1 8a7 7 0 0 1 14 0" />
+        </svg>
+      ) : (
+        <svg viewBox="0 0 20 16" width="16" height="13" fill="currentColor" aria-hidden="true">
+          <path d="M11.35 3.65a.5.5 0 0 1 0 .7l-6.5 6.5a.5.5 0 0 1-.7 0l-3-3a.5.5 0 1 1 .7-.7L4.5 9.79l6.15-6.14a.5.5 0 0 1 .7 0" />
+          {state !== "sent" && (
+            <path d="M16.35 3.65a.5.5 0 0 1 0 .7l-6.5 6.5a.5.5 0 0 1-.7 0l-.5-.5a.5.5 0 1 1 .7-.7l.15.14 6.15-6.14a.5.5 0 0 1 .7 0" />
+          )}
+        </svg>
+      )}
+    </span>
+  );
+}
+
+function Bubble({ message, strings }: { message: ShownMessage; strings: Record<string, string> }) {
+  return (
+    <li
+      className={`chat-message ${message.mine ? "chat-message-mine" : "chat-message-theirs"} chat-message-${message.kind}`}
+      data-testid="message"
+      data-mine={message.mine ? "true" : "false"}
+      data-kind={message.kind}
+    >
+      <div className="chat-bubble">
+        {message.kind === "photo" && (message.previewUrl || message.photo) && (
+          <a
+            className="chat-photo"
+            href={message.photo?.filename ?? message.previewUrl}
+            target="_blank"
+            rel="noopener noreferrer"
+            data-testid="message-photo"
+          >
+            <img
+              src={message.previewUrl ?? message.photo?.thumb_filename}
+              alt={strings.photo}
+              width={message.photo?.width || undefined}
+              height={message.photo?.height || undefined}
+            />
+          </a>
+        )}
+        {message.kind === "gift" && message.gift && (
+          <div className="chat-gift" data-testid="message-gift">
+            {message.gift.image ? (
+              <img src={message.gift.image} alt="" width="64" height="64" />
+            ) : (
+              <span className="chat-gift-emoji" aria-hidden="true">
+                {message.gift.emoji}
+              </span>
+            )}
+            <span className="chat-gift-name">{message.gift.name}</span>
+          </div>
+        )}
+        {message.text && (
+          <p className="chat-text mb-0" data-testid="message-text">
+            {message.text}
+          </p>
+        )}
+        <span className="chat-meta">
+          <time dateTime={message.created ?? undefined}>{messageTime(message.created)}</time>
+          {message.mine && <Ticks message={message} strings={strings} />}
+        </span>
+      </div>
+    </li>
+  );
+}
+
+interface ModalProps {
+  title: string;
+  testId: string;
+  closeLabel: string;
+  onClose: () => void;
+  children: ReactNode;
+}
+
+function Modal({ title, testId, closeLabel, onClose, children }: ModalProps) {
+  useEffect(() => {
+    const onKey = (event: globalThis.KeyboardEvent) => {
+      if (event.key === "Escape") onClose();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [onClose]);
+  return (
+    <>
+      <div className="modal d-block chat-modal" role="dialog" aria-modal="true" aria-label={title} data-testid={testId}>
+        <div className="modal-dialog modal-dialog-centered modal-dialog-scrollable">
+          <div className="modal-content">
+            <div className="modal-header">
+              <h2 className="modal-title h5">{title}</h2>
+              <button type="button" className="btn-close" aria-label={closeLabel} onClick={onClose} />
+            </div>
+            <div className="modal-body">{children}</div>
+          </div>
+        </div>
+      </div>
+      <div className="modal-backdrop show" onClick={onClose} />
+    </>
+  );
+}
+
+export interface ConversationProps extends Omit<ChatProps, "view" | "chats" | "history"> {
+  history: History;
+}
+
+export function Conversation(props: ConversationProps) {
+  const { strings, urls, messageLength, costLabels, openers } = props;
+  const conversationId = props.history.conversation.id;
+  const profile: ChatProfile = props.history.conversation.profile;
+  const realtime = useMemo(() => getRealtime(), []);
+  const status = useRealtimeStatus(realtime);
+  const storeCredits = useStore(appStore, selectCredits);
+  const credits = storeCredits ?? props.credits;
+
+  const [messages, setMessages] = useState<ShownMessage[]>(() => mergeMessages([], props.history.messages));
+  // Delivered and read as the socket reported them, for messages whose answer comes later.
+  const marks = useRef<Marks>({ delivered: null, read: null });
+  const [hasOlder, setHasOlder] = useState(props.history.has_older);
+  const [draft, setDraftState] = useState(() => draftLoad(conversationId));
+  const [alert, setAlert] = useState<Alert>(null);
+  const [typingUntil, setTypingUntil] = useState(0);
+  const [closed, setClosed] = useState(false);
+  const [icebreaker, setIcebreaker] = useState(
+    () => props.history.messages.length === 0 && !props.history.has_older && openers.length > 0 && !draftLoad(conversationId),
+  );
+  const [giftsOpen, setGiftsOpen] = useState(Boolean(props.openGifts));
+  const [gifts, setGifts] = useState<Gift[] | null>(null);
+  const [online, setOnline] = useState(() => typeof navigator === "undefined" || navigator.onLine !== false);
+
+  const inputRef = useRef<HTMLTextAreaElement>(null);
+  const fileRef = useRef<HTMLInputElement>(null);
+  const listRef = useRef<HTMLDivElement>(null);
+  const typingSentAt = useRef(0);
+  const outboxRef = useRef<Outbox<SendItem> | null>(null);
+  const previews = useRef(new Map<string, string>());
+
+  const setDraft = useCallback(
+    (next: string | ((previous: string) => string)) => {
+      setDraftState((previous) => {
+        const value = typeof next === "function" ? next(previous) : next;
+        draftSave(conversationId, value);
+        return value;
+      });
+    },
+    [conversationId],
+  );
+
+  // --- Reading ---------------------------------------------------------------------
+
+  const markRead = useCallback(() => {
+    if (typeof document !== "undefined" && document.visibilityState === "hidden") return;
+    if (realtime?.send({ type: "read", conversation: conversationId })) {
+      storeMarkRead(conversationId);
+      return;
+    }
+    post<{ unread_total?: number }>(API.read, { conversation: conversationId }, { retries: 0 }).then(
+      (data) => storeMarkRead(conversationId, data?.unread_total),
+      () => {},
+    );
+  }, [conversationId, realtime]);
+
+  // Opening the conversation reads it (spec §4: its unread count becomes 0).
+  useEffect(() => {
+    post<{ unread_total?: number }>(API.read, { conversation: conversationId }, { retries: 0 }).then(
+      (data) => storeMarkRead(conversationId, data?.unread_total),
+      () => {},
+    );
+    const onVisible = () => {
+      if (document.visibilityState === "visible") markRead();
+    };
+    document.addEventListener("visibilitychange", onVisible);
+    return () => document.removeEventListener("visibilitychange", onVisible);
+  }, [conversationId, markRead]);
+
+  const loadHistory = useCallback(async () => {
+    try {
+      const data = await get<History>(API.chat, { params: { conversation: conversationId }, retries: 0 });
+      setMessages((current) => applyMarks(replaceHistory(current, data.messages), marks.current));
+      setHasOlder(data.has_older);
+      setStoreCredits(data.credits);
+      if (data.conversation.num_unread_messages) markRead();
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) setClosed(true);
+    }
+  }, [conversationId, markRead]);
+
+  // --- Live events --------------------------------------------------------------------
+
+  useEffect(() => {
+    if (!realtime) return;
+    const offs = [
+      realtime.on("message.new", (event: RealtimeEvent) => {
+        const message = event.message as MessageData | undefined;
+        if (!message) return;
+        chatsReloadSoon();
+        if (message.conversation !== conversationId) return;
+        setMessages((current) => applyMarks(mergeMessages(current, [message]), marks.current));
+        if (!message.mine) {
+          setTypingUntil(0);
+          markRead();
+        }
+      }),
+      realtime.on("typing", (event) => {
+        if (event.conversation === conversationId) setTypingUntil(Date.now() + TYPING_SHOW_MS);
+      }),
+      realtime.on("delivered", (event) => {
+        if (event.conversation !== conversationId) return;
+        const upTo = Number(event.up_to) || 0;
+        if (upTo > (marks.current.delivered?.upTo ?? 0)) marks.current.delivered = { upTo, at: String(event.at) };
+        setMessages((current) => markState(current, "delivered", upTo || null, String(event.at)));
+      }),
+      realtime.on("read", (event) => {
+        if (event.conversation !== conversationId) return;
+        const upTo = Number(event.up_to) || 0;
+        if (upTo > (marks.current.read?.upTo ?? 0)) marks.current.read = { upTo, at: String(event.at) };
+        setMessages((current) => markState(current, "read", upTo || null, String(event.at)));
+      }),
+      realtime.on("chat.closed", (event) => {
+        if (event.profile !== profile.id) return;
+        setClosed(true);
+        appStore.set((state) => ({
+          chats: state.chats ? state.chats.filter((chat) => chat.conversation !== conversationId) : state.chats,
+        }));
+      }),
+    ];
+    return () => offs.forEach((off) => off());
+  }, [realtime, conversationId, profile.id, markRead]);
+
+  // While the socket is down the history is polled; when it comes back, once to catch up.
+  const wasDown = useRef(false);
+  useEffect(() => {
+    if (status === "open") {
+      if (wasDown.current) void loadHistory();
+      wasDown.current = false;
+      return;
+    }
+    if (status === "down") wasDown.current = true;
+    if (status === "connecting" && realtime) return;
+    const timer = setInterval(() => void loadHistory(), HISTORY_POLL_MS);
+    return () => clearInterval(timer);
+  }, [status, realtime, loadHistory]);
+
+  // The typing indicator goes away by itself.
+  useEffect(() => {
+    if (!typingUntil) return;
+    const timer = setTimeout(() => setTypingUntil(0), Math.max(0, typingUntil - Date.now()));
+    return () => clearTimeout(timer);
+  }, [typingUntil]);
+
+  useEffect(() => {
+    const up = () => setOnline(true);
+    const down = () => setOnline(false);
+    window.addEventListener("online", up);
+    window.addEventListener("offline", down);
+    return () => {
+      window.removeEventListener("online", up);
+      window.removeEventListener("offline", down);
+    };
+  }, []);
+
+  // The newest message in view.
+  useEffect(() => {
+    const el = listRef.current;
+    if (el) el.scrollTop = el.scrollHeight;
+  }, [messages.length, typingUntil]);
+
+  // --- Sending ------------------------------------------------------------------------
+
+  const failed = useCallback(
+    (item: SendItem, err: unknown) => {
+      setMessages((current) => current.filter((message) => message.client_id !== item.clientId));
+      const url = previews.current.get(item.clientId);
+      if (url) {
+        URL.revokeObjectURL?.(url);
+        previews.current.delete(item.clientId);
+      }
+      // Nothing typed is lost: the text goes back into the input.
+      if (item.kind === "text" && item.text) {
+        const text = item.text;
+        setDraft((current) => (current ? `${text}\n${current}` : text));
+      }
+      if (err instanceof ApiError && err.code === "not_enough_credits") {
+        setAlert({ kind: "credits", message: strings.noCredits });
+      } else if (err instanceof ApiError && err.code === "premium_required") {
+        setAlert({ kind: "premium", message: strings.premiumRequired });
+      } else if (err instanceof ApiError && (err.code === "profile_not_available" || err.code === "conversation_not_found")) {
+        setClosed(true);
+      } else {
+        setAlert({ kind: "error", message: err instanceof ApiError ? err.message : strings.error });
+      }
+    },
+    [setDraft, strings],
+  );
+
+  const deliver = useCallback(
+    async (item: SendItem): Promise<SendResult> => {
+      let body: FormData | Record<string, unknown>;
+      if (item.kind === "photo" && item.photo) {
+        body = new FormData();
+        body.append("conversation", String(conversationId));
+        body.append("client_id", item.clientId);
+        body.append("photo", item.photo);
+      } else if (item.kind === "gift") {
+        body = { conversation: conversationId, client_id: item.clientId, gift: item.gift };
+      } else {
+        body = { conversation: conversationId, client_id: item.clientId, text: item.text };
+      }
+      setMessages((current) =>
+        current.map((message) => (message.client_id === item.clientId && message.local ? { ...message, local: "sending" } : message)),
+      );
+      try {
+        const data = await post<{ message: MessageData; credits: number }>(API.message, body, { retries: 0 });
+        setMessages((current) => applyMarks(mergeMessages(current, [data.message]), marks.current));
+        setStoreCredits(data.credits);
+        chatsReloadSoon();
+        return "sent";
+      } catch (err) {
+        if (isOffline(err)) {
+          setMessages((current) =>
+            current.map((message) => (message.client_id === item.clientId ? { ...message, local: "queued" } : message)),
+          );
+          return "offline";
+        }
+        failed(item, err);
+        return "failed";
+      }
+    },
+    [conversationId, failed],
+  );
+
+  const deliverRef = useRef(deliver);
+  deliverRef.current = deliver;
+  useEffect(() => {
+    const outbox = createOutbox<SendItem>({
+      send: (item) => deliverRef.current(item),
+      realtime,
+      retryMs: OUTBOX_RETRY_MS,
+    });
+    outboxRef.current = outbox;
+    return () => {
+      outbox.dispose();
+      if (outboxRef.current === outbox) outboxRef.current = null;
+    };
+  }, [realtime]);
+
+  const queue = (item: SendItem, shown: Partial<ShownMessage>) => {
+    setAlert(null);
+    setIcebreaker(false);
+    const pending: ShownMessage = {
+      id: 0,
+      conversation: conversationId,
+      profile: 0,
+      mine: true,
+      kind: item.kind,
+      text: "",
+      photo: null,
+      gift: null,
+      created: new Date().toISOString(),
+      delivered_at: null,
+      read_at: null,
+      client_id: item.clientId,
+      local: "sending",
+      ...shown,
+    };
+    setMessages((current) => [...current, pending]);
+    void outboxRef.current?.add(item);
+  };
+
+  const sendText = () => {
+    const text = draft.trim();
+    if (!text || closed) return;
+    if (text.length > messageLength) return;
+    setDraft("");
+    queue({ clientId: newClientId(), kind: "text", text }, { text });
+    inputRef.current?.focus();
+  };
+
+  const sendPhoto = (file: File) => {
+    const clientId = newClientId();
+    let previewUrl: string | undefined;
+    try {
+      previewUrl = URL.createObjectURL(file);
+      previews.current.set(clientId, previewUrl);
+    } catch {
+      previewUrl = undefined;
+    }
+    queue({ clientId, kind: "photo", photo: file }, { previewUrl });
+  };
+
+  const sendGift = (gift: Gift) => {
+    setGiftsOpen(false);
+    queue(
+      { clientId: newClientId(), kind: "gift", gift: gift.id },
+      { gift: { id: gift.id, name: gift.name, emoji: gift.emoji, image: gift.image } },
+    );
+  };
+
+  useEffect(() => {
+    if (!giftsOpen || gifts !== null) return;
+    let live = true;
+    get<{ gifts: Gift[] }>(API.gifts).then(
+      (data) => live && setGifts(data.gifts ?? []),
+      (err: unknown) => {
+        if (!live) return;
+        setGiftsOpen(false);
+        setAlert({ kind: "error", message: err instanceof ApiError ? err.message : strings.error });
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [giftsOpen, gifts, strings.error]);
+
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    sendText();
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault();
+      sendText();
+    }
+  };
+
+  const onInput = (value: string) => {
+    setDraft(value);
+    const now = Date.now();
+    if (value && realtime && now - typingSentAt.current >= TYPING_SEND_MS) {
+      if (realtime.send({ type: "typing", conversation: conversationId })) typingSentAt.current = now;
+    }
+  };
+
+  const closeIcebreaker = useCallback(() => setIcebreaker(false), []);
+  const closeGifts = useCallback(() => setGiftsOpen(false), []);
+
+  const length = draft.length;
+  const showCounter = length >= Math.floor(messageLength * COUNTER_FROM);
+  const typing = typingUntil > Date.now();
+  const queued = messages.some((message) => message.local === "queued");
+  const profileUrl = withId(urls.profile, profile.id);
+
+  return (
+    <section className="chat-conversation" data-testid="chat-conversation" data-conversation={conversationId}>
+      <header className="chat-header d-flex align-items-center gap-2 px-2 py-2">
+        <a className="btn btn-link chat-back px-2" href={urls.chats} aria-label={strings.back} title={strings.back} data-testid="chat-back">
+          <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="20" height="20" fill="currentColor" aria-hidden="true">
+            <path fillRule="evenodd" d="M11.354 1.646a.5.5 0 0 1 0 .708L5.707 8l5.647 5.646a.5.5 0 0 1-.708.708l-6-6a.5.5 0 0 1 0-.708l6-6a.5.5 0 0 1 .708 0" />
+          </svg>
+        </a>
+        <a className="chat-header-profile d-flex align-items-center gap-2 text-reset text-decoration-none flex-grow-1 min-w-0" href={profileUrl} title={strings.viewProfile}>
+          <Avatar src={profile.main_image?.thumb_filename} name={profile.name} size={40} />
+          <span className="min-w-0">
+            <span className="chat-header-name d-block text-truncate fw-semibold" data-testid="chat-header-name">
+              {profile.name}
+            </span>
+            {typing ? (
+              <span className="chat-header-sub d-block small text-primary" data-testid="chat-typing">
+                {fill(strings.typing, { name: profile.name })}
+              </span>
+            ) : (
+              profile.is_fictional && <span className="chat-header-sub d-block small text-body-secondary">{strings.fictional}</span>
+            )}
+          </span>
+        </a>
+        <a
+          className={`chat-coins badge rounded-pill ${credits <= 0 ? "text-bg-danger" : "text-bg-light"}`}
+          href={urls.credits}
+          title={strings.credits}
+          aria-label={`${strings.credits}: ${credits}`}
+          data-testid="chat-credits"
+        >
+          <span aria-hidden="true">🪙</span> <span data-testid="chat-credits-count">{credits}</span>
+        </a>
+      </header>
+
+      <div className="chat-messages" ref={listRef} data-testid="chat-messages" aria-live="polite">
+        {hasOlder && (
+          <p className="chat-older text-center small text-body-secondary my-2" data-testid="chat-older-hidden">
+            {strings.olderHidden}
+          </p>
+        )}
+        <ol className="list-unstyled mb-0 px-2 py-2">
+          {messages.map((message) => (
+            <Bubble key={message.client_id && message.mine ? message.client_id : `id-${message.id}`} message={message} strings={strings} />
+          ))}
+        </ol>
+        {typing && (
+          <div className="chat-typing-dots px-3 pb-2" aria-hidden="true">
+            <span />
+            <span />
+            <span />
+          </div>
+        )}
+      </div>
+
+      <div className="chat-footer">
+        {closed && (
+          <div className="alert alert-secondary m-2 mb-0 py-2" role="status" data-testid="chat-closed">
+            {strings.closed}
+          </div>
+        )}
+        {(!online || queued) && !closed && (
+          <div className="alert alert-info m-2 mb-0 py-2 small" role="status" data-testid="chat-offline">
+            {strings.offline}
+          </div>
+        )}
+        {alert && (
+          <div
+            className={`alert ${alert.kind === "error" ? "alert-danger" : "alert-warning"} alert-dismissible m-2 mb-0 py-2`}
+            role="alert"
+            data-testid={alert.kind === "credits" ? "chat-credit-alert" : alert.kind === "premium" ? "chat-premium-alert" : "chat-error-alert"}
+          >
+            <span>{alert.message}</span>
+            {alert.kind === "credits" && (
+              <a className="alert-link ms-2" href={urls.credits} data-testid="chat-credit-link">
+                {strings.buyCredits}
+              </a>
+            )}
+            {alert.kind === "premium" && (
+              <a className="alert-link ms-2" href={urls.premium} data-testid="chat-premium-link">
+                {strings.getPremium}
+              </a>
+            )}
+            <button type="button" className="btn-close py-2" aria-label={strings.close} onClick={() => setAlert(null)} />
+          </div>
+        )}
+        <form className="chat-compose d-flex align-items-end gap-1 p-2" onSubmit={onSubmit} data-testid="chat-form">
+          <button
+            type="button"
+            className="btn btn-link chat-tool"
+            title={`${strings.sendPhoto} (${costLabels.photo})`}
+            aria-label={`${strings.sendPhoto} (${costLabels.photo})`}
+            disabled={closed}
+            onClick={() => fileRef.current?.click()}
+            data-testid="chat-photo-button"
+          >
+            <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="22" height="22" fill="currentColor" aria-hidden="true">
+              <path d="M6.002 5.5a1.5 1.5 0 1 1-3 0 1.5 1.5 0 0 1 3 0" />
+              <path d="M2.002 1a2 2 0 0 0-2 2v10a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2V3a2 2 0 0 0-2-2zm12 1a1 1 0 0 1 1 1v6.5l-3.777-1.947a.5.5 0 0 0-.577.093l-3.71 3.71-2.66-1.772a.5.5 0 0 0-.63.062L1.002 12V3a1 1 0 0 1 1-1z" />
+            </svg>
+          </button>
+          <input
+            ref={fileRef}
+            type="file"
+            accept="image/jpeg,image/png,image/webp,image/gif"
+            hidden
+            data-testid="chat-photo-input"
+            onChange={(event) => {
+              const file = event.target.files?.[0];
+              event.target.value = "";
+              if (file) sendPhoto(file);
+            }}
+          />
+          <button
+            type="button"
+            className="btn btn-link chat-tool"
+            title={`${strings.sendGift} (${costLabels.gift})`}
+            aria-label={`${strings.sendGift} (${costLabels.gift})`}
+            disabled={closed}
+            onClick={() => setGiftsOpen(true)}
+            data-testid="chat-gift-button"
+          >
+            <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="22" height="22" fill="currentColor" aria-hidden="true">
+              <path d="M3 2.5a2.5 2.5 0 0 1 5 0 2.5 2.5 0 0 1 5 0v.006c0 .07 0 .27-.038.494H15a1 1 0 0 1 1 1v2a1 1 0 0 1-1 1v7.5a1.5 1.5 0 0 1-1.5 1.5h-11A1.5 1.5 0 0 1 1 14.5V7a1 1 0 0 1-1-1V4a1 1 0 0 1 1-1h2.038A3 3 0 0 1 3 2.506zm1.068.5H7v-.5a1.5 1.5 0 1 0-3 0c0 .085.002.274.045.43zM9 3h2.932l.023-.07c.043-.156.045-.345.045-.43a1.5 1.5 0 0 0-3 0zM1 4v2h6V4zm8 0v2h6V4zm5 3H9v8h4.5a.5.5 0 0 0 .5-.5zm-7 8V7H2v7.5a.5.5 0 0 0 .5.5z" />
+            </svg>
+          </button>
+          <div className="flex-grow-1 position-relative">
+            <label className="visually-hidden" htmlFor={`chat-input-${conversationId}`}>
+              {strings.messageLabel}
+            </label>
+            <textarea
+              ref={inputRef}
+              id={`chat-input-${conversationId}`}
+              className="form-control chat-input"
+              rows={1}
+              maxLength={messageLength}
+              placeholder={strings.placeholder}
+              value={draft}
+              disabled={closed}
+              enterKeyHint="send"
+              onChange={(event) => onInput(event.target.value)}
+              onKeyDown={onKeyDown}
+              data-testid="chat-input"
+            />
+            {showCounter && (
+              <span className={`chat-counter small ${length >= messageLength ? "text-danger" : "text-body-secondary"}`} data-testid="chat-counter">
+                {fill(strings.counter, { count: length, max: messageLength })}
+              </span>
+            )}
+          </div>
+          <button
+            type="submit"
+            className="btn btn-primary chat-send"
+            disabled={closed || !draft.trim()}
+            title={`${strings.send} (${costLabels.text})`}
+            aria-label={`${strings.send} (${costLabels.text})`}
+            data-testid="chat-send"
+          >
+            <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="18" height="18" fill="currentColor" aria-hidden="true">
+              <path d="M15.854.146a.5.5 0 0 1 .11.54l-5.819 14.547a.75.75 0 0 1-1.329.124l-3.178-4.995L.643 7.184a.75.75 0 0 1 .124-1.33L15.314.037a.5.5 0 0 1 .54.11ZM6.636 10.07l2.761 4.338L14.13 2.576zm6.787-8.201L1.591 6.602l4.339 2.76z" />
+            </svg>
+          </button>
+        </form>
+      </div>
+
+      {icebreaker && !closed && (
+        <Modal title={strings.icebreakerTitle} testId="chat-icebreaker" closeLabel={strings.close} onClose={closeIcebreaker}>
+          <p>{strings.icebreakerBody}</p>
+          <div className="d-grid gap-2">
+            {openers.map((opener) => {
+              const text = fill(opener, { name: profile.name });
+              return (
+                <button
+                  key={opener}
+                  type="button"
+                  className="btn btn-outline-primary text-start"
+                  data-testid="icebreaker-opener"
+                  onClick={() => {
+                    setDraft(text);
+                    setIcebreaker(false);
+                    requestAnimationFrame?.(() => inputRef.current?.focus());
+                  }}
+                >
+                  {text}
+                </button>
+              );
+            })}
+            <button type="button" className="btn btn-link" onClick={closeIcebreaker} data-testid="icebreaker-own">
+              {strings.icebreakerOwn}
+            </button>
+          </div>
+        </Modal>
+      )}
+
+      {giftsOpen && !closed && (
+        <Modal title={`${strings.giftsTitle} (${costLabels.gift})`} testId="chat-gifts" closeLabel={strings.close} onClose={closeGifts}>
+          {gifts === null ? (
+            <p className="text-body-secondary mb-0">{strings.loading}</p>
+          ) : gifts.length === 0 ? (
+            <p className="text-body-secondary mb-0">{strings.noGifts}</p>
+          ) : (
+            <div className="chat-gift-grid">
+              {gifts.map((gift) => (
+                <button
+                  key={gift.id}
+                  type="button"
+                  className="btn btn-outline-secondary chat-gift-choice"
+                  onClick={() => sendGift(gift)}
+                  data-testid={`gift-${gift.id}`}
+                >
+                  {gift.image ? <img src={gift.image} alt="" width="48" height="48" /> : <span className="chat-gift-emoji" aria-hidden="true">{gift.emoji}</span>}
+                  <span className="small d-block">{gift.name}</span>
+                </button>
+              ))}
+            </div>
+          )}
+        </Modal>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,4 @@
+import { mountIsland } from "../../lib/mount";
+import { Chat } from "./Chat";
+
+mountIsland("Chat", Chat);
