@@ -16,7 +16,7 @@ import time
 import traceback
 from datetime import UTC, datetime
 
-from bench import bench_landing, bench_search, bench_site_create
+from bench import bench_landing, bench_search, bench_site_create, bench_ws
 from bench.common import (
     BENCH_DATABASE,
     DEFAULT_DATABASE_URL,
@@ -35,6 +35,7 @@ BENCHMARKS = {
     bench_site_create.NAME: bench_site_create,
     bench_landing.NAME: bench_landing,
     bench_search.NAME: bench_search,
+    bench_ws.NAME: bench_ws,
 }
 
 
@@ -66,7 +67,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--latency-samples", type=int, default=50, help="requests per page in the search latency (default 50)"
     )
+    parser.add_argument(
+        "--ws-connections", type=int, default=1000, help="WebSocket connections in the ws benchmark (default 1000)"
+    )
+    parser.add_argument("--ws-sends", type=int, default=500, help="measured sends in the ws benchmark (default 500)")
     args = parser.parse_args(argv)
+    if args.ws_connections < 40 or args.ws_connections % 2 or args.ws_sends < 1:
+        parser.error("--ws-connections must be an even number of at least 40, --ws-sends positive")
     if args.deep_page < 2 or args.latency_samples < 1:
         parser.error("--deep-page must be at least 2 and --latency-samples positive")
     if args.requests < 1 or args.rounds < 1 or args.concurrency < 1 or args.create_sites < 1 or args.warmup < 0:

@@ -2,6 +2,8 @@
 the development settings plus bench-only URLs (bench.bench_urls). Production and the
 development server never load this module."""
 
+import os
+
 from config.settings.local import *  # noqa: F403
 
 ROOT_URLCONF = "bench.bench_urls"
@@ -12,3 +14,10 @@ ROOT_URLCONF = "bench.bench_urls"
 # connections. The bench servers close theirs after every request, the same for the
 # baseline view and the measured one.
 DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
+
+# The channel layer's keys of a bench run carry a prefix of their own (set by bench_ws for
+# its server and itself): the bench's site ids restart at 1 in every fresh database, and
+# its groups ("site1.member7") must never meet a development server's or an earlier run's.
+_channel_prefix = os.environ.get("BENCH_CHANNEL_PREFIX")
+if _channel_prefix:
+    CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = _channel_prefix  # noqa: F405

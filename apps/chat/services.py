@@ -369,17 +369,20 @@ def message_send(
 
 
 def _announce(*, message: Message, sender_id: int, recipient_id: int | None) -> None:
-    event_send_on_commit(
-        user_id=sender_id,
-        event={"type": "message.new", "message": message_payload(message, viewer_id=sender_id)},
-    )
-    badges_send_on_commit(user_id=sender_id)
+    # The recipient's copy goes first (after commit, in this order): the send-to-deliver
+    # time is what the chat feels like; the sender's other tabs and the badges follow.
     if recipient_id:
         event_send_on_commit(
             user_id=recipient_id,
             event={"type": "message.new", "message": message_payload(message, viewer_id=recipient_id)},
         )
+    event_send_on_commit(
+        user_id=sender_id,
+        event={"type": "message.new", "message": message_payload(message, viewer_id=sender_id)},
+    )
+    if recipient_id:
         badges_send_on_commit(user_id=recipient_id)
+    badges_send_on_commit(user_id=sender_id)
 
 
 # --- Read and delivered state ------------------------------------------------------------------
