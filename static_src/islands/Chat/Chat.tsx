@@ -32,13 +32,18 @@ export function Chat(props: ChatProps) {
         void reloadChats().catch(() => {});
       }, 400);
     });
-    const offClosed = realtime.on("chat.closed", () => void reloadChats().catch(() => {}));
     return () => {
       off();
-      offClosed();
       if (timer !== null) clearTimeout(timer);
     };
   }, [view]);
+
+  // A chat closed by a block (either side) leaves the list at once, in every view.
+  useEffect(() => {
+    const realtime = getRealtime();
+    if (!realtime) return;
+    return realtime.on("chat.closed", () => void reloadChats().catch(() => {}));
+  }, []);
 
   const current = view === "conversation" && history ? history.conversation.id : null;
   return (

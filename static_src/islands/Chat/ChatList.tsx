@@ -103,6 +103,7 @@ export function ChatList({ strings, urls, current = null }: ChatListProps) {
                       data-testid="chat-delete-confirm"
                       onClick={() => {
                         setConfirming(null);
+                        setError(null);
                         void chatDelete(chat.conversation, setError);
                       }}
                     >

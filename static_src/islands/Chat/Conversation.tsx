@@ -363,9 +363,16 @@ export function Conversation(props: ConversationProps) {
       realtime.on("chat.closed", (event) => {
         if (event.profile !== profile.id) return;
         setClosed(true);
-        appStore.set((state) => ({
-          chats: state.chats ? state.chats.filter((chat) => chat.conversation !== conversationId) : state.chats,
-        }));
+        appStore.set((state) => {
+          const gone = state.chats?.find((chat) => chat.conversation === conversationId);
+          const unread = gone?.num_unread_messages ?? 0;
+          return {
+            chats: state.chats ? state.chats.filter((chat) => chat.conversation !== conversationId) : state.chats,
+            ...(unread
+              ? { totals: { ...state.totals, unreadMessages: Math.max(0, state.totals.unreadMessages - unread) } }
+              : {}),
+          };
+        });
       }),
     ];
     return () => offs.forEach((off) => off());

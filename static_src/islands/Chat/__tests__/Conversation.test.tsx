@@ -1,0 +1,360 @@
+import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+
+import { configureApi, resetApiConfig } from "../../../lib/api";
+import { resetRealtime } from "../../../lib/realtime";
+import { appStore, initialAppState } from "../../../lib/store";
+import { Chat } from "../Chat";
+import { Conversation, TYPING_SHOW_MS } from "../Conversation";
+import type { ChatProps, MessageData } from "../types";
+import {
+  CONVERSATION,
+  ME,
+  OTHER,
+  apiError,
+  chatProps,
+  deferred,
+  fakeApi,
+  history,
+  json,
+  message,
+  settle,
+  startFakeRealtime,
+  type Call,
+  type Handler,
+} from "./fixtures";
+
+const input = () => screen.getByTestId("chat-input") as HTMLTextAreaElement;
+const bubbles = () => screen.queryAllByTestId("message");
+const texts = () => screen.queryAllByTestId("message-text").map((el) => el.textContent);
+const ticks = () => screen.queryAllByTestId("message-ticks").map((el) => el.getAttribute("data-state"));
+const posts = (calls: Call[]) => calls.filter((c) => c.method === "POST" && c.path === "/api/message.php");
+
+/** The stored message the server answers a POST /api/message.php with. */
+function stored(id: number, body: Record<string, unknown>, extra: Partial<MessageData> = {}): MessageData {
+  return message(id, {
+    mine: true,
+    profile: ME,
+    text: String(body.text ?? ""),
+    client_id: String(body.client_id),
+    created: "2025-03-12T12:00:00+00:00",
+    credits: 1,
+    ...extra,
+  });
+}
+
+/** Answers the calls every conversation makes (read, chats list); `send` answers POST message.php. */
+function api(send: Handler = () => undefined): Call[] {
+  return fakeApi((call) => {
+    if (call.path === "/api/chat-read.php") return json(200, { num_unread_messages: 0, unread_total: 0 });
+    if (call.path === "/api/chats.php") return json(200, { chats: [] });
+    if (call.path === "/api/message.php") return send(call);
+    return undefined;
+  });
+}
+
+function renderChat(extra: Partial<ChatProps> = {}) {
+  return render(<Chat {...chatProps(extra)} />);
+}
+
+function type(text: string) {
+  fireEvent.change(input(), { target: { value: text } });
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.setSystemTime(new Date("2025-03-12T12:00:00Z"));
+  sessionStorage.clear();
+  resetApiConfig();
+  configureApi({ reload: vi.fn() });
+  appStore.set({ ...initialAppState(), user: { id: 1, credits: 10 } });
+});
+
+afterEach(() => {
+  cleanup();
+  resetRealtime();
+  vi.useRealTimers();
+  appStore.set(initialAppState());
+  sessionStorage.clear();
+});
+
+describe("Conversation", () => {
+  it("shows the profile, the history and the credits, and reads the conversation", async () => {
+    const calls = api();
+    renderChat();
+    expect(screen.getByTestId("chat-header-name").textContent).toBe("Anna");
+    expect(screen.getByTestId("chat-credits-count").textContent).toBe("10");
+    expect(screen.getByTestId("chat-credits").getAttribute("href")).toBe("/credits");
+    expect(texts()).toEqual(["Hi there", "Hello Anna"]);
+    expect(bubbles().map((b) => b.getAttribute("data-mine"))).toEqual(["false", "true"]);
+    expect(ticks()).toEqual(["sent"]); // only ours have ticks
+    expect(screen.queryByTestId("chat-icebreaker")).toBeNull();
+    await settle();
+    expect(calls).toContainEqual({ method: "POST", path: "/api/chat-read.php", params: {}, body: { conversation: CONVERSATION } });
+  });
+
+  it("shows message text as text, never as HTML", () => {
+    api();
+    const html = "<b>x</b><img src=x onerror=alert(1)>";
+    renderChat({ history: history([message(1, { mine: false, text: html }), message(2, { text: "<script>alert(2)</script>" })]) });
+    expect(texts()).toEqual([html, "<script>alert(2)</script>"]);
+    const list = screen.getByTestId("chat-messages");
+    expect(list.querySelector("b, img, script")).toBeNull();
+  });
+
+  it("sends a text: POST /api/message.php, the message shows, and the credits follow the answer", async () => {
+    const answer = deferred<Response>();
+    const calls = api(() => answer.promise);
+    renderChat();
+    type("  How are you?  ");
+    fireEvent.click(screen.getByTestId("chat-send"));
+
+    // At once: on screen as "sending", the input empty.
+    expect(texts()).toEqual(["Hi there", "Hello Anna", "How are you?"]);
+    expect(ticks()).toEqual(["sent", "sending"]);
+    expect(input().value).toBe("");
+    await settle();
+    const sent = posts(calls);
+    expect(sent).toHaveLength(1);
+    const body = sent[0]!.body as Record<string, unknown>;
+    expect(body).toEqual({ conversation: CONVERSATION, client_id: expect.any(String), text: "How are you?" });
+    expect(String(body.client_id).length).toBeGreaterThan(8);
+
+    answer.resolve(json(201, { message: stored(3, body), credits: 9 }));
+    await settle();
+    expect(texts()).toEqual(["Hi there", "Hello Anna", "How are you?"]); // replaced, not added
+    expect(ticks()).toEqual(["sent", "sent"]);
+    expect(screen.getByTestId("chat-credits-count").textContent).toBe("9");
+    expect(appStore.get().user?.credits).toBe(9);
+    expect(screen.queryByRole("alert")).toBeNull();
+
+    // The list follows (debounced).
+    await settle(400);
+    expect(calls.filter((c) => c.path === "/api/chats.php")).toHaveLength(1);
+  });
+
+  it("sends with Enter, keeps a new line with Shift+Enter, and sends nothing empty", async () => {
+    const calls = api((call) => json(201, { message: stored(3, call.body as Record<string, unknown>), credits: 9 }));
+    renderChat();
+    fireEvent.keyDown(input(), { key: "Enter" });
+    type("   ");
+    fireEvent.keyDown(input(), { key: "Enter" });
+    expect((screen.getByTestId("chat-send") as HTMLButtonElement).disabled).toBe(true);
+    type("line one");
+    fireEvent.keyDown(input(), { key: "Enter", shiftKey: true });
+    expect(input().value).toBe("line one");
+    await settle();
+    expect(posts(calls)).toHaveLength(0);
+
+    fireEvent.keyDown(input(), { key: "Enter" });
+    await settle();
+    expect(posts(calls).map((c) => (c.body as Record<string, unknown>).text)).toEqual(["line one"]);
+    expect(texts()).toContain("line one");
+  });
+
+  it("402 not_enough_credits: the credits alert with its link, and the text back in the input", async () => {
+    const calls = api(() => apiError(402, "not_enough_credits", "Server text that is not shown"));
+    renderChat();
+    type("Are you there?");
+    fireEvent.submit(screen.getByTestId("chat-form"));
+    await settle();
+
+    const alert = screen.getByTestId("chat-credit-alert");
+    expect(alert.textContent).toContain("You do not have enough credits");
+    const link = within(alert).getByTestId("chat-credit-link");
+    expect(link.getAttribute("href")).toBe("/credits");
+    expect(link.textContent).toBe("Buy credits");
+    expect(input().value).toBe("Are you there?");
+    expect(texts()).toEqual(["Hi there", "Hello Anna"]); // the failed message is gone
+    expect(screen.queryByTestId("chat-premium-alert")).toBeNull();
+    expect(screen.getByTestId("chat-credits-count").textContent).toBe("10");
+    expect(posts(calls)).toHaveLength(1); // a 4xx is not retried
+
+    // Closing the alert.
+    fireEvent.click(within(alert).getByRole("button", { name: "Close" }));
+    expect(screen.queryByTestId("chat-credit-alert")).toBeNull();
+  });
+
+  it("403 premium_required: the premium alert with its link, and the text back in the input", async () => {
+    api(() => apiError(403, "premium_required", "This feature is only available for premium members."));
+    renderChat({ strings: { ...chatProps().strings, premiumRequired: "Premium only (from props)" } });
+    type("Hello again");
+    fireEvent.click(screen.getByTestId("chat-send"));
+    await settle();
+
+    const alert = screen.getByTestId("chat-premium-alert");
+    expect(alert.textContent).toContain("Premium only (from props)");
+    expect(within(alert).getByTestId("chat-premium-link").getAttribute("href")).toBe("/premium");
+    expect(screen.queryByTestId("chat-credit-alert")).toBeNull();
+    expect(input().value).toBe("Hello again");
+    expect(appStore.get().user).not.toBeNull(); // not taken for a logout
+  });
+
+  it("another error shows the server's message", async () => {
+    api(() => apiError(400, "message_too_long", "This message is too long."));
+    renderChat();
+    type("x");
+    fireEvent.click(screen.getByTestId("chat-send"));
+    await settle();
+    expect(screen.getByTestId("chat-error-alert").textContent).toContain("This message is too long.");
+    expect(input().value).toBe("x");
+  });
+
+  it("offers the icebreaker for an empty conversation; an opener fills the input", async () => {
+    const calls = api();
+    renderChat({ history: history([]) });
+    const modal = screen.getByTestId("chat-icebreaker");
+    expect(modal.textContent).toContain("Break the ice");
+    const choices = within(modal).getAllByTestId("icebreaker-opener");
+    expect(choices.map((c) => c.textContent)).toEqual([
+      "Hi Anna! How is your day going?",
+      "Hey Anna, your profile caught my eye. What are you looking for here?",
+    ]);
+    fireEvent.click(choices[0]!);
+    expect(screen.queryByTestId("chat-icebreaker")).toBeNull();
+    expect(input().value).toBe("Hi Anna! How is your day going?");
+    await settle();
+    expect(posts(calls)).toHaveLength(0); // filled in, not sent
+  });
+
+  it("closes the icebreaker with 'Write my own', leaving the input empty", () => {
+    api();
+    renderChat({ history: history([]) });
+    fireEvent.click(screen.getByTestId("icebreaker-own"));
+    expect(screen.queryByTestId("chat-icebreaker")).toBeNull();
+    expect(input().value).toBe("");
+  });
+
+  it("does not offer the icebreaker for a conversation with messages (or older hidden ones)", () => {
+    api();
+    const { unmount } = renderChat({ history: history([message(1, { mine: false })]) });
+    expect(screen.queryByTestId("chat-icebreaker")).toBeNull();
+    unmount();
+    renderChat({ history: history([], { has_older: true }) });
+    expect(screen.queryByTestId("chat-icebreaker")).toBeNull();
+    expect(screen.getByTestId("chat-older-hidden").textContent).toBe("Older messages are hidden.");
+  });
+
+  it("renders alone (without the list) from the conversation's props", () => {
+    api();
+    const { view: _view, chats: _chats, history: h, ...rest } = chatProps();
+    render(<Conversation {...rest} history={h!} />);
+    expect(screen.getByTestId("chat-conversation").getAttribute("data-conversation")).toBe(String(CONVERSATION));
+    expect(screen.getByTestId("chat-back").getAttribute("href")).toBe("/chats");
+    expect(screen.queryByTestId("chat-list")).toBeNull();
+  });
+});
+
+describe("Conversation, live events", () => {
+  it("shows '… is typing' for this conversation only, for a few seconds", async () => {
+    api();
+    const { socket } = startFakeRealtime();
+    renderChat();
+    act(() => socket.receive({ type: "typing", conversation: CONVERSATION + 1 }));
+    expect(screen.queryByTestId("chat-typing")).toBeNull();
+
+    act(() => socket.receive({ type: "typing", conversation: CONVERSATION }));
+    expect(screen.getByTestId("chat-typing").textContent).toBe("Anna is typing…");
+    await settle(TYPING_SHOW_MS - 100);
+    expect(screen.getByTestId("chat-typing")).toBeTruthy();
+    await settle(100);
+    expect(screen.queryByTestId("chat-typing")).toBeNull();
+  });
+
+  it("a new message from the other ends the typing indicator and shows", async () => {
+    api();
+    const { socket } = startFakeRealtime();
+    renderChat();
+    act(() => socket.receive({ type: "typing", conversation: CONVERSATION }));
+    act(() => socket.receive({ type: "message.new", message: message(3, { mine: false, text: "Just typed this" }) }));
+    expect(screen.queryByTestId("chat-typing")).toBeNull();
+    expect(texts()).toEqual(["Hi there", "Hello Anna", "Just typed this"]);
+    // A message of another conversation does not show here.
+    act(() => socket.receive({ type: "message.new", message: message(4, { mine: false, conversation: 99, text: "Elsewhere" }) }));
+    expect(texts()).not.toContain("Elsewhere");
+    await settle();
+  });
+
+  it("sends 'typing' while we write, at most every 2 seconds", async () => {
+    api();
+    const { socket } = startFakeRealtime();
+    renderChat();
+    const typingFrames = () => socket.frames().filter((f) => f.type === "typing");
+    type("H");
+    type("He");
+    expect(typingFrames()).toEqual([{ type: "typing", conversation: CONVERSATION }]);
+    await settle(2_000);
+    type("Hel");
+    expect(typingFrames()).toHaveLength(2);
+  });
+
+  it("'delivered' and 'read' events change the ticks", async () => {
+    api();
+    const { socket } = startFakeRealtime();
+    renderChat({
+      history: history([message(10), message(11, { mine: false }), message(12), message(13)]),
+    });
+    expect(ticks()).toEqual(["sent", "sent", "sent"]);
+
+    act(() => socket.receive({ type: "delivered", conversation: CONVERSATION, up_to: 12, at: "2025-03-12T12:00:01Z" }));
+    expect(ticks()).toEqual(["delivered", "delivered", "sent"]);
+
+    // Another conversation's marks change nothing here.
+    act(() => socket.receive({ type: "read", conversation: CONVERSATION + 1, up_to: 13, at: "2025-03-12T12:00:02Z" }));
+    expect(ticks()).toEqual(["delivered", "delivered", "sent"]);
+
+    act(() => socket.receive({ type: "read", conversation: CONVERSATION, up_to: 10, at: "2025-03-12T12:00:03Z" }));
+    expect(ticks()).toEqual(["read", "delivered", "sent"]);
+
+    act(() => socket.receive({ type: "read", conversation: CONVERSATION, up_to: 13, at: "2025-03-12T12:00:04Z" }));
+    expect(ticks()).toEqual(["read", "read", "read"]);
+    const labels = screen.getAllByTestId("message-ticks").map((el) => el.getAttribute("aria-label"));
+    expect(labels).toEqual(["Read", "Read", "Read"]);
+    await settle();
+  });
+
+  it("a 'delivered' heard before the POST's answer is kept when the answer comes", async () => {
+    const answer = deferred<Response>();
+    const calls = api(() => answer.promise);
+    const { socket } = startFakeRealtime();
+    renderChat({ history: history([message(1, { mine: false })]) });
+    type("Quick");
+    fireEvent.click(screen.getByTestId("chat-send"));
+    await settle();
+    const body = posts(calls)[0]!.body as Record<string, unknown>;
+
+    act(() => socket.receive({ type: "delivered", conversation: CONVERSATION, up_to: 2, at: "2025-03-12T12:00:01Z" }));
+    expect(ticks()).toEqual(["sending"]);
+    answer.resolve(json(201, { message: stored(2, body), credits: 9 }));
+    await settle();
+    expect(ticks()).toEqual(["delivered"]);
+  });
+
+  it("'chat.closed' for this profile shows the notice, disables the input and drops the chat from the list", async () => {
+    api();
+    const { socket } = startFakeRealtime();
+    renderChat();
+    act(() => socket.receive({ type: "chat.closed", profile: OTHER + 1 }));
+    expect(screen.queryByTestId("chat-closed")).toBeNull();
+    expect(input().disabled).toBe(false);
+
+    act(() => socket.receive({ type: "chat.closed", profile: OTHER }));
+    expect(screen.getByTestId("chat-closed").textContent).toBe("This conversation is no longer available.");
+    expect(input().disabled).toBe(true);
+    expect((screen.getByTestId("chat-send") as HTMLButtonElement).disabled).toBe(true);
+    expect((screen.getByTestId("chat-photo-button") as HTMLButtonElement).disabled).toBe(true);
+    expect((screen.getByTestId("chat-gift-button") as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.queryByTestId(`chat-item-${CONVERSATION}`)).toBeNull();
+    expect(screen.getByTestId("chat-item-3")).toBeTruthy();
+    await settle();
+  });
+
+  it("a 'badges' event updates the credits badge", async () => {
+    api();
+    const { socket } = startFakeRealtime();
+    renderChat();
+    act(() => socket.receive({ type: "badges", unreadMessages: 0, newLikes: 0, credits: 4 }));
+    expect(screen.getByTestId("chat-credits-count").textContent).toBe("4");
+    await settle();
+  });
+});
