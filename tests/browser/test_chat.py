@@ -17,7 +17,7 @@ from apps.chat.tests.helpers import credits_give
 from apps.profiles.tests.helpers import jpeg_upload
 from apps.tenants.models import CreditPackage
 from conftest import on_site
-from tests.browser.helpers import log_in, member
+from tests.browser.helpers import goto_past_the_match_modal, log_in, member
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
 
@@ -76,7 +76,7 @@ def test_two_members_match_chat_run_out_buy_and_block(site, site_server, page, c
     other.on("pageerror", lambda exc: other_errors.append(str(exc)))
     try:
         log_in(other, site_server, b_email)
-        other.goto(site_server.url("localhost", f"/members/{a.pk}"))
+        goto_past_the_match_modal(other, site_server.url("localhost", f"/members/{a.pk}"))
         other.get_by_test_id("profile-like").click()
         expect(other.get_by_test_id("profile-like-state")).to_have_text("It's a match!")
 

@@ -5,7 +5,7 @@ Members are made in a thread of their own (see test_block.py: committed, unique 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.helpers import log_in, member
+from tests.browser.helpers import goto_past_the_match_modal, log_in, member
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
 
@@ -24,7 +24,7 @@ def test_like_back_makes_a_match(site_server, page, chromium, viewport, site):
     try:
         other = other_context.new_page()
         log_in(other, site_server, b_email)
-        other.goto(site_server.url("localhost", "/likes/received"))
+        goto_past_the_match_modal(other, site_server.url("localhost", "/likes/received"))
         card = other.get_by_test_id("like-card").filter(has_text=a.name)
         expect(card.get_by_test_id("like-new")).to_be_visible()
         card.click()
@@ -57,7 +57,7 @@ def test_like_from_search_and_see_the_match_in_both_tabs(site_server, page, chro
     try:
         other = other_context.new_page()
         log_in(other, site_server, b_email)
-        other.goto(site_server.url("localhost", f"/members/{a.pk}"))
+        goto_past_the_match_modal(other, site_server.url("localhost", f"/members/{a.pk}"))
         other.get_by_test_id("profile-like").click()
         expect(other.get_by_test_id("profile-like-state")).to_have_text("It's a match!")
         other.goto(site_server.url("localhost", "/likes/matches"))
