@@ -77,6 +77,7 @@ def goto_past_the_match_modal(page, url: str) -> None:
     when it shows the match modal for a new like, close it (a click anywhere does). Which
     page load gets to show a new like depends on timing (the one after the login, or
     this one), so tests that do not look at the modal go past it this way."""
+
     def this_pages(response) -> bool:  # not a late answer to the page before (same-origin Referer)
         return "/api/auto-like.php" in response.url and response.request.headers.get("referer") == url
 
