@@ -77,7 +77,8 @@ def test_edit_profile_and_manage_photos(site_server, page, site, tmp_path):
     # The thumbnails are served (the owner sees their pending photos).
     first_img = page.get_by_test_id("photo").first.locator("img")
     expect(first_img).to_be_visible()
-    assert first_img.evaluate("img => img.complete && img.naturalWidth") == 400
+    # (waited for: the picture may still be loading when it becomes visible)
+    page.wait_for_function("img => img.complete && img.naturalWidth === 400", arg=first_img.element_handle())
 
     # Main photo: the second one.
     second = page.get_by_test_id("photo").nth(1)
