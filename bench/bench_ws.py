@@ -515,8 +515,8 @@ def run(options) -> list[Result]:
     )
     send.notes.append(
         "p50 {p50:.2f} ms ({ratio:.1f}x Redis), p99 {p99:.2f} ms, max {max:.2f} ms: POST /api/message.php "
-        "(session + CSRF, message_send with its ledger transaction, events after commit; the bench server "
-        "opens a database connection per request, CONN_MAX_AGE=0) until the recipient's socket has "
+        "(session + CSRF, message_send with its ledger transaction, events after commit; database "
+        "connections from the server's pool, DATABASE_POOL_MAX_SIZE) until the recipient's socket has "
         "message.new".format(ratio=send_stats["p50"] / redis_stats["p50"], **send_stats)
     )
     memory.notes.append(

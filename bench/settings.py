@@ -9,10 +9,10 @@ from config.settings.local import *  # noqa: F403
 ROOT_URLCONF = "bench.bench_urls"
 
 # Under ASGI each request's sync code runs in a thread of its own, so a persistent
-# connection (CONN_MAX_AGE=60 in base) is left open per request: one bench server held
-# 80 sessions after a few hundred requests and the shared PostgreSQL ran out of
-# connections. The bench servers close theirs after every request, the same for the
-# baseline view and the measured one.
+# connection is left open per request: one bench server held 80 sessions after a few
+# hundred requests and the shared PostgreSQL ran out of connections. Never persistent
+# here: the bench servers use the settings' psycopg pool (DATABASE_POOL_MAX_SIZE), or,
+# without it, one connection per request, the same for the baseline and the measured.
 DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
 
 # The channel layer's keys of a bench run carry a prefix of their own (set by bench_ws for
