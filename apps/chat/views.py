@@ -10,16 +10,13 @@ the live events.
   Visitors get the "log in or sign up" message of the profile page's message button; a
   free member past their conversations gets the premium alert."""
 
-import mimetypes
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
-from django.core.files.storage import default_storage
-from django.db import connection
 from django.db.models import Q
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
@@ -29,13 +26,7 @@ from apps.chat.models import Message, Participant
 from apps.chat.selectors import chats_list, conversation_history, message_costs
 from apps.chat.services import conversation_open
 from apps.common.exceptions import ApplicationError
-
-
-def _url(name: str, fallback: str, *args) -> str:
-    try:
-        return reverse(name, args=args)
-    except NoReverseMatch:
-        return fallback
+from apps.common.media import media_file_response, media_path_check
 
 
 def chat_strings() -> dict:
@@ -119,13 +110,13 @@ def _props(request: HttpRequest, *, view: str, history: dict | None = None) -> d
         "openers": icebreaker_openers(),
         "openGifts": request.GET.get("gift") == "1",
         "urls": {
-            "chats": _url("chats", "/chats"),
+            "chats": reverse("chats"),
             # "{id}" is replaced by the island.
-            "chat": _url("chats-id", "/chats/0", 0).removesuffix("0") + "{id}",
-            "profile": _url("members-id", "/members/0", 0).removesuffix("0") + "{id}",
-            "search": _url("members", "/members"),
-            "credits": _url("credits", "/credits"),
-            "premium": _url("premium", "/premium"),
+            "chat": reverse("chats-id", args=[0]).removesuffix("0") + "{id}",
+            "profile": reverse("members-id", args=[0]).removesuffix("0") + "{id}",
+            "search": reverse("members"),
+            "credits": reverse("credits"),
+            "premium": reverse("premium"),
         },
     }
 
@@ -156,16 +147,16 @@ def chat_page(request: HttpRequest, id: int) -> HttpResponse:
 @never_cache
 @require_http_methods(["GET", "HEAD"])
 def member_chat(request: HttpRequest, id: int) -> HttpResponse:
-    profile_path = _url("members-id", f"/members/{id}", id)
+    profile_path = reverse("members-id", args=[id])
     if not request.user.is_authenticated:
-        login = f"{_url('login', '/login')}?{urlencode({'next': request.get_full_path()})}"
+        login = f"{reverse('login')}?{urlencode({'next': request.get_full_path()})}"
         return render(
             request,
             "chat/login_needed.html",
             {
                 "profile_url": profile_path,
                 "login_url": login,
-                "signup_url": _url("members-id-signup", f"/members/{id}/signup", id),
+                "signup_url": reverse("members-id-signup", args=[id]),
             },
         )
     try:
@@ -175,13 +166,13 @@ def member_chat(request: HttpRequest, id: int) -> HttpResponse:
             context = {
                 "message": error.message,
                 "profile_url": profile_path,
-                "premium_url": _url("premium", "/premium"),
+                "premium_url": reverse("premium"),
             }
             return render(request, "chat/premium_required.html", context, status=403)
         if error.status_code == 404:
             raise Http404(error.message) from None
         return render(request, "errors/error.html", {"status": 400, "message": error.message}, status=400)
-    target = _url("chats-id", f"/chats/{conversation.pk}", conversation.pk)
+    target = reverse("chats-id", args=[conversation.pk])
     if request.GET.get("gift") == "1":
         target += "?gift=1"
     return redirect(target)
@@ -194,8 +185,7 @@ def media_chat_photo(request: HttpRequest, path: str) -> HttpResponse:
     conversation it was sent in. Everyone else gets 404, as for a file that is not there."""
     if not request.user.is_authenticated:
         raise Http404
-    if not path.startswith(f"{connection.schema_name}/chat/") or ".." in path.split("/"):
-        raise Http404
+    media_path_check(path, "chat")
     files = Message.objects.filter(Q(photo=path) | Q(photo_thumb=path))
     message = files.only("conversation_id", "held", "sender_id").first()
     if message is None:
@@ -203,10 +193,4 @@ def media_chat_photo(request: HttpRequest, path: str) -> HttpResponse:
     member = Participant.objects.filter(conversation_id=message.conversation_id, user_id=request.user.pk)
     if not member.exists() or (message.held and message.sender_id != request.user.pk):
         raise Http404
-    try:
-        handle = default_storage.open(path, "rb")
-    except (FileNotFoundError, OSError) as error:
-        raise Http404 from error
-    response = FileResponse(handle, content_type=mimetypes.guess_type(path)[0] or "application/octet-stream")
-    response["Cache-Control"] = "private, max-age=86400"
-    return response
+    return media_file_response(path, cache_control="private, max-age=86400")

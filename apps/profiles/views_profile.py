@@ -3,14 +3,10 @@ member's photos, as server-rendered forms; and /media/<schema>/photos/..., the p
 files for the development and test servers (production serves media from S3/CDN).
 Views parse the input, call one service and render."""
 
-import mimetypes
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.files.storage import default_storage
-from django.db import connection
 from django.db.models import Q
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -20,6 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from django_countries import countries
 
 from apps.common.exceptions import ApplicationError
+from apps.common.media import media_file_response, media_path_check
 from apps.profiles.models import (
     BodyType,
     EyeColor,
@@ -189,20 +186,13 @@ def media_photo(request: HttpRequest, path: str) -> HttpResponse:
     """A photo file of this site (development and test servers; production serves media
     from S3/CDN): only under this site's schema prefix, and only an approved photo or
     one of the requesting member's own."""
-    schema = connection.schema_name
-    if not path.startswith(f"{schema}/photos/") or ".." in path.split("/"):
-        raise Http404
+    media_path_check(path, "photos")
     photo = Photo.objects.filter(Q(image=path) | Q(thumb=path)).select_related("profile").first()
     if photo is None:
         raise Http404
     own = request.user.is_authenticated and photo.profile.user_id == request.user.pk
     if photo.status != PhotoStatus.ACTIVE and not own:
         raise Http404
-    try:
-        handle = default_storage.open(path, "rb")
-    except (FileNotFoundError, OSError) as error:
-        raise Http404 from error
-    response = FileResponse(handle, content_type=mimetypes.guess_type(path)[0] or "application/octet-stream")
     # Approved photos may be cached by anyone; a member's own pending ones only privately.
-    response["Cache-Control"] = "public, max-age=86400" if photo.status == PhotoStatus.ACTIVE else "private, no-cache"
-    return response
+    cache_control = "public, max-age=86400" if photo.status == PhotoStatus.ACTIVE else "private, no-cache"
+    return media_file_response(path, cache_control=cache_control)

@@ -57,6 +57,22 @@ export function setChats(chats: ChatSummary[], store: Store<AppState> = appStore
   }));
 }
 
+/** Takes one chat off appStore.chats (deleted, or closed by a block); its unread count
+ * leaves the total. */
+export function removeChat(conversation: number, store: Store<AppState> = appStore): void {
+  store.set((state) => {
+    const gone = state.chats?.find((chat) => chat.conversation === conversation);
+    if (!state.chats || !gone) return {};
+    const unread = Number(gone.num_unread_messages) || 0;
+    return {
+      chats: state.chats.filter((chat) => chat !== gone),
+      ...(unread
+        ? { totals: { ...state.totals, unreadMessages: Math.max(0, state.totals.unreadMessages - unread) } }
+        : {}),
+    };
+  });
+}
+
 /** GET /api/chats.php into appStore.chats and the unread total. Throws on errors. */
 export async function reloadChats(store: Store<AppState> = appStore, url: string = CHATS_URL): Promise<void> {
   const data = await get<unknown>(url, { retries: 0 });

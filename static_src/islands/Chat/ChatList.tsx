@@ -6,7 +6,7 @@
 import { useState } from "react";
 
 import { ApiError, del } from "../../lib/api";
-import { reloadChats } from "../../lib/refresh";
+import { reloadChats, removeChat } from "../../lib/refresh";
 import { appStore, useStore, type AppState } from "../../lib/store";
 import { badgeLabel } from "../../lib/badges";
 import { fill, messageTime, withId } from "./format";
@@ -42,17 +42,7 @@ function preview(chat: ChatSummary, strings: Record<string, string>): string {
 }
 
 export async function chatDelete(conversation: number, onError: (message: string) => void): Promise<void> {
-  appStore.set((state) => {
-    const chats = state.chats ?? [];
-    const gone = chats.find((chat) => chat.conversation === conversation);
-    const unread = gone ? gone.num_unread_messages : 0;
-    return {
-      chats: chats.filter((chat) => chat.conversation !== conversation),
-      ...(unread
-        ? { totals: { ...state.totals, unreadMessages: Math.max(0, state.totals.unreadMessages - unread) } }
-        : {}),
-    };
-  });
+  removeChat(conversation);
   try {
     await del(API.chat, { conversation }, { retries: 0 });
   } catch (err) {

@@ -33,7 +33,7 @@ import {
   type RealtimeStatus,
   type SendResult,
 } from "../../lib/realtime";
-import { reloadChats } from "../../lib/refresh";
+import { reloadChats, removeChat } from "../../lib/refresh";
 import { appStore, useStore, type AppState } from "../../lib/store";
 import { Avatar } from "./ChatList";
 import { applyMarks, fill, markState, mergeMessages, messageTime, replaceHistory, tickState, withId, type Marks } from "./format";
@@ -363,16 +363,7 @@ export function Conversation(props: ConversationProps) {
       realtime.on("chat.closed", (event) => {
         if (event.profile !== profile.id) return;
         setClosed(true);
-        appStore.set((state) => {
-          const gone = state.chats?.find((chat) => chat.conversation === conversationId);
-          const unread = gone?.num_unread_messages ?? 0;
-          return {
-            chats: state.chats ? state.chats.filter((chat) => chat.conversation !== conversationId) : state.chats,
-            ...(unread
-              ? { totals: { ...state.totals, unreadMessages: Math.max(0, state.totals.unreadMessages - unread) } }
-              : {}),
-          };
-        });
+        removeChat(conversationId);
       }),
     ];
     return () => offs.forEach((off) => off());

@@ -14,48 +14,7 @@ import {
   type SendResult,
 } from "../realtime";
 import { appStore, initialAppState, updateAppBadge } from "../store";
-
-class FakeSocket {
-  static all: FakeSocket[] = [];
-  readyState = 0;
-  sent: string[] = [];
-  closed: number | null = null;
-  onopen: ((ev: Event) => unknown) | null = null;
-  onclose: ((ev: CloseEvent) => unknown) | null = null;
-  onerror: ((ev: Event) => unknown) | null = null;
-  onmessage: ((ev: MessageEvent) => unknown) | null = null;
-
-  constructor(public url: string) {
-    FakeSocket.all.push(this);
-  }
-
-  send(data: string) {
-    this.sent.push(data);
-  }
-
-  close(code = 1000) {
-    this.closed = code;
-    this.readyState = 3;
-  }
-
-  open() {
-    this.readyState = 1;
-    this.onopen?.(new Event("open"));
-  }
-
-  drop() {
-    this.readyState = 3;
-    this.onclose?.({ code: 1006 } as CloseEvent);
-  }
-
-  receive(data: unknown) {
-    this.onmessage?.({ data: JSON.stringify(data) } as MessageEvent);
-  }
-
-  frames() {
-    return this.sent.map((s) => JSON.parse(s));
-  }
-}
+import { FakeSocket } from "./fakeSocket";
 
 const last = () => FakeSocket.all[FakeSocket.all.length - 1];
 let realtime: Realtime | null = null;

@@ -2,6 +2,7 @@
 import { act } from "@testing-library/react";
 import { vi } from "vitest";
 
+import { FakeSocket } from "../../../lib/__tests__/fakeSocket";
 import { startRealtime, type Realtime } from "../../../lib/realtime";
 import type { ChatSummary, ChatProps, History, MessageData } from "../types";
 
@@ -202,43 +203,6 @@ export async function settle(ms = 0) {
 }
 
 // --- Realtime ----------------------------------------------------------------------------
-
-export class FakeSocket {
-  static all: FakeSocket[] = [];
-  readyState = 0;
-  sent: string[] = [];
-  closed: number | null = null;
-  onopen: ((ev: Event) => unknown) | null = null;
-  onclose: ((ev: CloseEvent) => unknown) | null = null;
-  onerror: ((ev: Event) => unknown) | null = null;
-  onmessage: ((ev: MessageEvent) => unknown) | null = null;
-
-  constructor(public url: string) {
-    FakeSocket.all.push(this);
-  }
-
-  send(data: string) {
-    this.sent.push(data);
-  }
-
-  close(code = 1000) {
-    this.closed = code;
-    this.readyState = 3;
-  }
-
-  open() {
-    this.readyState = 1;
-    this.onopen?.(new Event("open"));
-  }
-
-  receive(data: unknown) {
-    this.onmessage?.({ data: JSON.stringify(data) } as MessageEvent);
-  }
-
-  frames(): Record<string, unknown>[] {
-    return this.sent.map((s) => JSON.parse(s) as Record<string, unknown>);
-  }
-}
 
 /** The page's connection (startRealtime) over a fake socket, already open. */
 export function startFakeRealtime(): { realtime: Realtime; socket: FakeSocket } {
