@@ -240,3 +240,71 @@ def test_delete_a_chat_leaves_the_list_at_once(site, site_server, page, viewport
     expect(page.get_by_test_id("chat-empty")).to_be_visible()
     page.reload()
     expect(page.get_by_test_id("chat-empty")).to_be_visible()
+
+
+def _list_metrics(page) -> dict:
+    return page.get_by_test_id("chat-messages").evaluate(
+        "el => ({top: el.scrollTop, height: el.scrollHeight, client: el.clientHeight,"
+        " page: document.documentElement.scrollHeight, viewport: window.innerHeight})"
+    )
+
+
+def test_chat_cannot_be_scrolled_when_taller_than_the_screen(site, site_server, page, viewport):
+    """Issue 13 item 8: a conversation taller than the screen scrolls inside its list, opens
+    at the newest message, keeps the message box on screen and follows a new message."""
+    from apps.chat.models import Message
+    from apps.chat.services import message_send
+    from apps.chat.tests.helpers import client_id, send
+    from apps.profiles.tests.helpers import jpeg_upload
+    from apps.tenants.models import Gift
+
+    a_email, a = member(site, "Scroller")
+    _b_email, b = member(site, f"Longtalker{uuid.uuid4().hex[:4]}")
+    in_thread(lambda: credits_give(site, a.user, 10))
+    in_thread(lambda: credits_give(site, b.user, 200))
+
+    def long_conversation() -> int:
+        conversation, _message = send(site, b, a, "Message 0")
+        with on_site(site):
+
+            def more(**content) -> None:
+                message_send(user=b.user, conversation_id=conversation.pk, client_id=client_id(), **content)
+
+            for number in range(1, 40):
+                more(text=f"Message {number}")
+            more(photo=jpeg_upload(800, 1200))
+            more(gift_id=Gift.objects.filter(site=site).order_by("position").first().pk)
+            more(text="The newest one")
+            assert Message.objects.filter(conversation=conversation).count() == 43
+        return conversation.pk
+
+    conversation = in_thread(long_conversation)
+    log_in(page, site_server, a_email)
+    page.goto(site_server.url("localhost", f"/chats/{conversation}"))
+    newest = page.get_by_test_id("message-text").filter(has_text="The newest one")
+    expect(newest).to_be_in_viewport()
+    page.locator('[data-testid="message-photo"] img').evaluate("img => img.decode()")
+
+    metrics = _list_metrics(page)
+    assert metrics["page"] <= metrics["viewport"], metrics  # the page itself does not grow
+    assert metrics["height"] > metrics["client"], metrics  # the list is taller than its box: it scrolls
+    box = page.get_by_test_id("chat-input").bounding_box()
+    assert box and box["y"] + box["height"] <= metrics["viewport"], (box, metrics)
+    # At the newest message, also after the photo loaded.
+    page.wait_for_function(
+        "() => { const el = document.querySelector('[data-testid=chat-messages]');"
+        " return el.scrollHeight - el.scrollTop - el.clientHeight <= 2; }"
+    )
+
+    # Scrolled up to read, the member stays where they are; the wheel scrolls the list.
+    page.get_by_test_id("chat-messages").hover()
+    page.mouse.wheel(0, -100000)
+    expect(page.get_by_test_id("message-text").filter(has_text="Message 0")).to_be_in_viewport()
+    expect(newest).not_to_be_in_viewport()
+    expect(page.get_by_test_id("chat-input")).to_be_in_viewport()
+
+    # Sending brings the newest message into view, with the box still on screen.
+    send_text(page, "My answer")
+    expect(last_message(page, mine=True).get_by_test_id("message-text")).to_have_text("My answer")
+    expect(last_message(page, mine=True)).to_be_in_viewport()
+    expect(page.get_by_test_id("chat-input")).to_be_in_viewport()

@@ -13,6 +13,7 @@
 import {
   useCallback,
   useEffect,
+  useLayoutEffect,
   useMemo,
   useRef,
   useState,
@@ -55,6 +56,8 @@ export const TYPING_SEND_MS = 2_000;
 export const TYPING_SHOW_MS = 5_000;
 /** The counter shows from this share of the maximum length. */
 export const COUNTER_FROM = 0.8;
+/** Within this distance of the end the member counts as reading the newest message. */
+const PINNED_SLACK_PX = 48;
 
 const DRAFT_KEY = "chat-draft-";
 
@@ -401,11 +404,28 @@ export function Conversation(props: ConversationProps) {
     };
   }, []);
 
-  // The newest message in view.
+  // The newest message stays in view while the member is at the end of the list: when a
+  // message arrives, a photo finishes loading or the list gets shorter (the phone's
+  // keyboard opens). A member who scrolled up to read stays where they are.
+  const pinned = useRef(true);
+  const toEnd = useCallback(() => {
+    const el = listRef.current;
+    if (el && pinned.current) el.scrollTop = el.scrollHeight;
+  }, []);
+  const onListScroll = () => {
+    const el = listRef.current;
+    if (el) pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight <= PINNED_SLACK_PX;
+  };
+  useLayoutEffect(toEnd, [messages, typingUntil, toEnd]);
   useEffect(() => {
     const el = listRef.current;
-    if (el) el.scrollTop = el.scrollHeight;
-  }, [messages.length, typingUntil]);
+    if (!el || typeof ResizeObserver === "undefined") return;
+    const observer = new ResizeObserver(toEnd);
+    observer.observe(el);
+    if (el.firstElementChild) observer.observe(el.firstElementChild);
+    for (const child of Array.from(el.children)) observer.observe(child);
+    return () => observer.disconnect();
+  }, [toEnd, hasOlder]);
 
   // --- Sending ------------------------------------------------------------------------
 
@@ -487,6 +507,7 @@ export function Conversation(props: ConversationProps) {
   }, [realtime]);
 
   const queue = (item: SendItem, shown: Partial<ShownMessage>) => {
+    pinned.current = true;
     setAlert(null);
     setIcebreaker(false);
     const pending: ShownMessage = {
@@ -622,7 +643,7 @@ export function Conversation(props: ConversationProps) {
         </a>
       </header>
 
-      <div className="chat-messages" ref={listRef} data-testid="chat-messages" aria-live="polite">
+      <div className="chat-messages" ref={listRef} onScroll={onListScroll} data-testid="chat-messages" aria-live="polite">
         {hasOlder && (
           <p className="chat-older text-center small text-body-secondary my-2" data-testid="chat-older-hidden">
             {strings.olderHidden}
