@@ -82,6 +82,17 @@ def _clear_site_cache():
 
 
 @pytest.fixture
+def committed(db):
+    """Members and sessions with committed rows, for work on other connections (the live
+    server, WebSocket consumers, racing threads); deleted again after the test."""
+    from tests.live import Committed
+
+    made = Committed()
+    yield made
+    made.cleanup()
+
+
+@pytest.fixture
 def site(db) -> Site:
     """The general demo site on `localhost` (niche 1)."""
     return Site.objects.get(domains__domain="localhost")

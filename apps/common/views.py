@@ -1,6 +1,8 @@
 """Health check and error pages (spec §8)."""
 
+import contextlib
 import logging
+import threading
 
 import redis
 from django.conf import settings
@@ -32,7 +34,30 @@ def healthz(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"status": "ok" if healthy else "error", **checks}, status=200 if healthy else 503)
 
 
+@contextlib.contextmanager
+def _in_request_site(request: HttpRequest):
+    """Under ASGI, Django turns an exception into its error page in a thread of its own
+    (`response_for_exception` runs with thread_sensitive=False), whose database connection
+    is not the request's: it sits on whatever schema it last used, so the member's session
+    was not found there and the session middleware deleted the cookie. Switch that
+    thread's connection to the request's site and give it back afterwards."""
+    tenant = getattr(request, "tenant", None)
+    if tenant is None or getattr(request, "site_thread", None) == threading.get_ident():
+        yield
+        return
+    connection.set_tenant(tenant)
+    try:
+        yield
+    finally:
+        connection.close()  # back to the pool: this thread is not the request's
+
+
 def _error(request: HttpRequest, status: int, message: str | None) -> HttpResponse:
+    with _in_request_site(request):
+        return _render_error(request, status, message)
+
+
+def _render_error(request: HttpRequest, status: int, message: str | None) -> HttpResponse:
     try:
         return render(
             request,

@@ -64,6 +64,8 @@ class SiteMiddleware(TenantMainMiddleware):
         site.domain_url = hostname
         request.tenant = site
         request.site = site
+        # The thread whose connection is in the site's schema (apps.common.views).
+        request.site_thread = threading.get_ident()
         connection.set_tenant(site)
         self.setup_url_routing(request)
         return None

@@ -1,0 +1,84 @@
+"""Talking to the live ASGI test server (conftest `asgi_server`) without a browser: data
+it must see is written in a thread of its own and committed, and requests go to the
+loopback address with the site's host in the Host header."""
+
+from __future__ import annotations
+
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+from django.conf import settings
+from django.contrib.sessions.models import Session
+from django.db import connection
+from django.test import Client
+
+from apps.accounts.models import User
+from apps.chat.models import Conversation
+from conftest import on_site
+
+
+def in_thread(func, *args, **kwargs):
+    """Run `func` on a connection of its own (autocommit: its writes are committed)."""
+
+    def run():
+        try:
+            return func(*args, **kwargs)
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(run).result()
+
+
+class Committed:
+    """Members made with committed rows; everything they made is deleted afterwards."""
+
+    def __init__(self) -> None:
+        self.made: list[tuple[object, int]] = []
+        self.sessions: list[tuple[object, str]] = []
+
+    def member(self, site, prefix: str, **kwargs):
+        from apps.profiles.tests.helpers_view import member
+
+        profile = in_thread(member, site, f"{prefix}{uuid.uuid4().hex[:8]}", **kwargs)
+        self.made.append((site, profile.user_id))
+        return profile
+
+    def session(self, site, user) -> str:
+        """A logged-in session of `user` on `site` (stored in the site's schema): the
+        value of the session cookie."""
+
+        def login():
+            client = Client(HTTP_HOST=site.domains.get(is_primary=True).domain)
+            with on_site(site):
+                client.force_login(user, backend="allauth.account.auth_backends.AuthenticationBackend")
+            return client.cookies[settings.SESSION_COOKIE_NAME].value
+
+        key = in_thread(login)
+        self.sessions.append((site, key))
+        return key
+
+    def cleanup(self) -> None:
+        def delete():
+            for site, key in self.sessions:
+                with on_site(site):
+                    Session.objects.filter(session_key=key).delete()
+            for site, user_id in self.made:
+                with on_site(site):
+                    Conversation.objects.filter(participants__user_id=user_id).delete()
+                    User.objects.filter(pk=user_id).delete()
+
+        in_thread(delete)
+
+
+def client(server, host: str = "localhost", session: str | None = None) -> httpx.Client:
+    """An HTTP client for one site's host on the live server."""
+    cookies = {settings.SESSION_COOKIE_NAME: session} if session else {}
+    return httpx.Client(
+        base_url=f"http://127.0.0.1:{server.port}",
+        headers={"Host": f"{host}:{server.port}"},
+        cookies=cookies,
+        follow_redirects=False,
+        timeout=30,
+    )
