@@ -1,6 +1,5 @@
 """URLs of every site (tenant schemas)."""
 
-from django.conf import settings
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
@@ -28,10 +27,9 @@ urlpatterns = [
     path("", include("apps.pages.urls")),
 ]
 
-if settings.DEBUG:
-    from django.conf.urls.static import static
-
-    urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)
+# No catch-all media route, not even with DEBUG: every media file is served by a view that
+# checks the site and the member (profile photos, chat photos, gift pictures), in
+# development as in production without a CDN.
 
 handler400 = "apps.common.views.bad_request"
 handler403 = "apps.common.views.permission_denied"

@@ -23,6 +23,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from apps.chat.models import Message, Participant
+from apps.tenants.models import Gift
 from apps.chat.selectors import chats_list, conversation_history, message_costs
 from apps.chat.services import conversation_open
 from apps.common.exceptions import ApplicationError
@@ -194,3 +195,12 @@ def media_chat_photo(request: HttpRequest, path: str) -> HttpResponse:
     if not member.exists() or (message.held and message.sender_id != request.user.pk):
         raise Http404
     return media_file_response(path, cache_control="private, max-age=86400")
+
+
+@require_http_methods(["GET", "HEAD"])
+def media_gift_image(request: HttpRequest, path: str) -> HttpResponse:
+    """A gift's picture (development and test servers), on its own site's host only."""
+    media_path_check(path, "gifts", schema="public")
+    if not Gift.objects.filter(site=request.site, image=path).exists():
+        raise Http404
+    return media_file_response(path, cache_control="public, max-age=86400")

@@ -9,9 +9,15 @@ from django.db import connection
 from django.http import FileResponse, Http404
 
 
-def media_path_check(path: str, folder: str) -> None:
-    """404 unless `path` lies under this site's `<schema>/<folder>/` with no way out."""
-    if not path.startswith(f"{connection.schema_name}/{folder}/") or ".." in path.split("/"):
+def media_path_check(path: str, folder: str, *, schema: str | None = None) -> None:
+    """404 unless `path` lies under this site's `<schema>/<folder>/` with no way out: no
+    `..`, no empty or `.` segment (`//`), no NUL or other control character."""
+    parts = path.split("/")
+    if (
+        not path.startswith(f"{schema or connection.schema_name}/{folder}/")
+        or any(part in ("", ".", "..") for part in parts)
+        or any(ord(char) < 32 or char in "\\\x7f" for char in path)
+    ):
         raise Http404
 
 
