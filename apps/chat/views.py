@@ -23,11 +23,11 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from apps.chat.models import Message, Participant
-from apps.tenants.models import Gift
 from apps.chat.selectors import chats_list, conversation_history, message_costs
 from apps.chat.services import conversation_open
 from apps.common.exceptions import ApplicationError
 from apps.common.media import media_file_response, media_path_check
+from apps.tenants.models import Gift
 
 
 def chat_strings() -> dict:

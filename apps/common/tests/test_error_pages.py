@@ -39,4 +39,3 @@ def test_error_pages_are_built_outside_the_sites_schema(site, gay_site, site_ser
     assert response.status_code == 404
     assert f'data-testid="site-name">{gay_site.name}<' in response.text
     assert 'data-testid="topbar-name"' not in response.text
-
