@@ -62,3 +62,42 @@ class RequestSizeLimitMiddleware:
             message = _("This file is too large.")
             return JsonResponse({"error": {"code": "too_large", "message": message}}, status=413)
         return self.get_response(request)
+
+
+class BadInputMiddleware:
+    """Refuses a NUL byte in the address, its query or a form body with 400, before any
+    view hands it to PostgreSQL (which cannot store one in text and failed with a 500).
+    API calls get the JSON error shape; pages get the site's 400 page."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if _has_nul(request):
+            from django.core.exceptions import BadRequest
+            from django.http import JsonResponse
+            from django.utils.translation import gettext as _
+
+            message = _("This request contains characters that are not allowed.")
+            if request.path.startswith("/api/"):
+                return JsonResponse({"error": {"code": "invalid", "message": message}}, status=400)
+            raise BadRequest(message)
+        return self.get_response(request)
+
+
+def _has_nul(request) -> bool:
+    if (
+        "\x00" in request.path
+        or "%00" in request.META.get("QUERY_STRING", "")
+        or "\x00" in request.META.get("QUERY_STRING", "")
+    ):
+        return True
+    if request.content_type == "application/x-www-form-urlencoded" and request.method in ("POST", "PUT", "PATCH"):
+        from django.core.exceptions import RequestDataTooBig
+
+        try:
+            body = request.body
+        except RequestDataTooBig:
+            return False  # Django answers 400 for it when the form is read
+        return b"%00" in body or b"\x00" in body
+    return False

@@ -12,6 +12,8 @@ from django.shortcuts import render
 from django.utils.html import escape
 from django.utils.translation import gettext as _
 
+from apps.common.exceptions import error_body
+
 logger = logging.getLogger(__name__)
 
 
@@ -57,7 +59,12 @@ def _error(request: HttpRequest, status: int, message: str | None) -> HttpRespon
         return _render_error(request, status, message)
 
 
+_API_CODES = {400: "invalid", 403: "permission_denied", 404: "not_found", 500: "server_error"}
+
+
 def _render_error(request: HttpRequest, status: int, message: str | None) -> HttpResponse:
+    if request.path.startswith("/api/"):  # the API's JSON error shape (spec §8), also here
+        return JsonResponse(error_body(_API_CODES[status], message or _("Error")), status=status)
     try:
         return render(
             request,

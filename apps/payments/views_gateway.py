@@ -6,15 +6,18 @@ gateway itself (payment_sync_by_provider_id). It answers 200 for an id we do not
 (nothing is revealed) and 503 when the gateway did not answer, so the provider retries."""
 
 import logging
+import re
 
 from allauth.core.internal import ratelimit
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
+from apps.common.exceptions import error_body
 from apps.payments.formatting import money_format
 from apps.payments.gateways import sandbox
 from apps.payments.gateways.base import GatewayError, GatewayTimeout
@@ -31,6 +34,8 @@ SANDBOX = sandbox.NAME
 WEBHOOK_RATE_LIMIT = "600/m/ip"
 WEBHOOK_RATE_ACTION = "payment_webhook"
 PROVIDER_ID_MAX_LENGTH = 100
+# Mollie's ids (tr_..., chb_...) and the sandbox's (tr_sbx_...): letters, digits, "_" and "-".
+PROVIDER_ID_PATTERN = re.compile(rf"[A-Za-z0-9_-]{{1,{PROVIDER_ID_MAX_LENGTH}}}")
 
 
 def _gateway_of(provider_id: str) -> str:
@@ -44,10 +49,15 @@ def payment_webhook(request: HttpRequest) -> HttpResponse:
         request, app="payments", action=WEBHOOK_RATE_ACTION, config={WEBHOOK_RATE_ACTION: WEBHOOK_RATE_LIMIT}
     )
     if not usage:
-        return HttpResponse(status=429)
-    provider_id = request.POST.get("id", "").strip()
-    if not provider_id or len(provider_id) > PROVIDER_ID_MAX_LENGTH:
-        return HttpResponse(status=400)
+        return JsonResponse(
+            error_body("rate_limited", _("Too many attempts. Please wait a minute and try again.")), status=429
+        )
+    try:
+        provider_id = request.POST.get("id", "").strip()
+    except MultiPartParserError:
+        provider_id = ""
+    if not PROVIDER_ID_PATTERN.fullmatch(provider_id):
+        return JsonResponse(error_body("invalid", _("This payment could not be found.")), status=400)
     try:
         payment_sync_by_provider_id(gateway=_gateway_of(provider_id), provider_id=provider_id)
     except GatewayTimeout:

@@ -126,11 +126,14 @@ CACHES = {
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "apps.common.middleware.RequestSizeLimitMiddleware",
-    "apps.tenants.middleware.SiteMiddleware",
+    # Static files are the same for every host, the unknown ones' 404 page included.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "apps.tenants.middleware.SiteMiddleware",
+    # The language depends on the site, the cookie and the browser, not on the session.
+    "apps.common.middleware.SiteLocaleMiddleware",
+    "apps.common.middleware.BadInputMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "apps.accounts.tracking.TrackingMiddleware",
-    "apps.common.middleware.SiteLocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "apps.common.middleware.ApiCsrfTokenMiddleware",
@@ -273,15 +276,20 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["apps.common.api.parsers.SafeJSONParser"],
     "EXCEPTION_HANDLER": "apps.common.exceptions.api_exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "apps.common.api.schema.SiteAutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Dating platform API",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "apps.common.api.schema.error_answers",
+    ],
 }
 
 # --- Background work -----------------------------------------------------------

@@ -5,13 +5,14 @@ from django.middleware.csrf import get_token
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiTypes, extend_schema, inline_serializer
 from rest_framework import serializers
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.accounts.services.signup_steps import PROFILE_STEP_FIELDS, signup_photo_add, signup_profile_update
 from apps.common.api.base import SiteApiView
+from apps.common.api.parsers import SafeJSONParser
 from apps.common.exceptions import ApplicationError
 from apps.profiles.models import Photo, Profile
 from apps.profiles.selectors import photo_count, photo_limit
@@ -54,7 +55,7 @@ class SignupProfileApi(SiteApiView):
 
     permission_classes = [IsAuthenticated]
 
-    class Input(serializers.Serializer):
+    class SignupProfileInput(serializers.Serializer):
         gender = serializers.CharField(required=False, allow_blank=True, allow_null=True, trim_whitespace=False)
         sexuality = serializers.CharField(required=False, allow_blank=True, allow_null=True, trim_whitespace=False)
         country = serializers.CharField(required=False, allow_blank=True, allow_null=True, trim_whitespace=False)
@@ -70,18 +71,18 @@ class SignupProfileApi(SiteApiView):
             raise ApplicationError("no_profile", _("You do not have a profile on this site."), status_code=404)
         return Response({"profile": profile_step_payload(profile), "csrf_token": get_token(request._request)})
 
-    @extend_schema(request=Input, responses={200: _ProfileOutput}, operation_id="signup_profile_update")
+    @extend_schema(request=SignupProfileInput, responses={200: _ProfileOutput}, operation_id="signup_profile_update")
     def patch(self, request: Request) -> Response:
         return self._update(request)
 
-    @extend_schema(request=Input, responses={200: _ProfileOutput}, operation_id="signup_profile_create")
+    @extend_schema(request=SignupProfileInput, responses={200: _ProfileOutput}, operation_id="signup_profile_create")
     def post(self, request: Request) -> Response:
         return self._update(request)
 
     def _update(self, request: Request) -> Response:
         if not isinstance(request.data, dict):
             raise ApplicationError("invalid", _("An error has occurred."))
-        serializer = self.Input(data=request.data)
+        serializer = self.SignupProfileInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = {key: value for key, value in serializer.validated_data.items() if key in PROFILE_STEP_FIELDS}
         profile = signup_profile_update(
@@ -97,7 +98,7 @@ class SignupPhotoApi(SiteApiView):
     """POST multipart, file field "photo": add a photo to the member's profile."""
 
     permission_classes = [IsAuthenticated]
-    parser_classes = [MultiPartParser, FormParser, JSONParser]
+    parser_classes = [MultiPartParser, FormParser, SafeJSONParser]
 
     @extend_schema(
         request={

@@ -90,7 +90,7 @@ class LogoutApi(SiteApiView):
 class SignupApi(SiteApiView):
     """Step 0 of the signup island: create the account (spec §4, §5)."""
 
-    class Input(serializers.Serializer):
+    class SignupInput(serializers.Serializer):
         email = serializers.CharField(max_length=254, allow_blank=True)
         name = serializers.CharField(max_length=150, allow_blank=True)
         date_of_birth = serializers.CharField(max_length=10, allow_blank=True, required=False, default="")
@@ -98,9 +98,9 @@ class SignupApi(SiteApiView):
         signup_message = serializers.CharField(max_length=5000, allow_blank=True, required=False, default="")
         profile_id = serializers.IntegerField(required=False, allow_null=True, default=None)
 
-    @extend_schema(request=Input, responses={201: dict}, operation_id="signup")
+    @extend_schema(request=SignupInput, responses={201: dict}, operation_id="signup")
     def post(self, request: Request) -> Response:
-        serializer = self.Input(data=request.data)
+        serializer = self.SignupInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         user = member_signup(request=request._request, **serializer.validated_data)
         return Response({"user": user_payload(user)}, status=201)

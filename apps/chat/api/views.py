@@ -13,7 +13,7 @@
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
 from rest_framework import serializers
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -27,6 +27,7 @@ from apps.chat.services import (
     message_send,
 )
 from apps.common.api.base import SiteApiView
+from apps.common.api.parsers import SafeJSONParser
 from apps.common.exceptions import ApplicationError
 
 
@@ -44,10 +45,10 @@ class ChatsApi(SiteApiView):
 
 
 class ChatApi(SiteApiView):
-    class OpenInput(serializers.Serializer):
+    class ChatOpenInput(serializers.Serializer):
         profile = serializers.IntegerField(min_value=1)
 
-    class DeleteInput(serializers.Serializer):
+    class ChatDeleteInput(serializers.Serializer):
         conversation = serializers.IntegerField(min_value=1, required=False)
         profile = serializers.IntegerField(min_value=1, required=False)
 
@@ -67,18 +68,18 @@ class ChatApi(SiteApiView):
         site = request._request.site
         return Response({**history, "costs": message_costs(site=site, user=member), "credits": member.credits})
 
-    @extend_schema(request=OpenInput, responses={200: OpenApiTypes.OBJECT}, operation_id="chat_open")
+    @extend_schema(request=ChatOpenInput, responses={200: OpenApiTypes.OBJECT}, operation_id="chat_open")
     def post(self, request: Request) -> Response:
         member = _member(request)
-        serializer = self.OpenInput(data=request.data)
+        serializer = self.ChatOpenInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         conversation = conversation_open(user=member, profile_id=serializer.validated_data["profile"])
         return Response({"conversation": conversation.pk})
 
-    @extend_schema(request=DeleteInput, responses={200: OpenApiTypes.OBJECT}, operation_id="chat_delete")
+    @extend_schema(request=ChatDeleteInput, responses={200: OpenApiTypes.OBJECT}, operation_id="chat_delete")
     def delete(self, request: Request) -> Response:
         member = _member(request)
-        serializer = self.DeleteInput(data=request.data)
+        serializer = self.ChatDeleteInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         if data.get("conversation"):
@@ -88,22 +89,22 @@ class ChatApi(SiteApiView):
 
 
 class ChatReadApi(SiteApiView):
-    class Input(serializers.Serializer):
+    class ChatReadInput(serializers.Serializer):
         conversation = serializers.IntegerField(min_value=1)
 
-    @extend_schema(request=Input, responses={200: OpenApiTypes.OBJECT}, operation_id="chat_read")
+    @extend_schema(request=ChatReadInput, responses={200: OpenApiTypes.OBJECT}, operation_id="chat_read")
     def post(self, request: Request) -> Response:
         member = _member(request)
-        serializer = self.Input(data=request.data)
+        serializer = self.ChatReadInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         conversation_read(user=member, conversation_id=serializer.validated_data["conversation"])
         return Response({"num_unread_messages": 0, "unread_total": unread_total(user=member)})
 
 
 class MessageApi(SiteApiView):
-    parser_classes = [JSONParser, MultiPartParser, FormParser]
+    parser_classes = [SafeJSONParser, MultiPartParser, FormParser]
 
-    class Input(serializers.Serializer):
+    class MessageInput(serializers.Serializer):
         conversation = serializers.IntegerField(min_value=1)
         client_id = serializers.RegexField(r"^[A-Za-z0-9_.:-]{1,64}$")
         # Length and emptiness are the service's (translated, with the site's limit).
@@ -111,10 +112,10 @@ class MessageApi(SiteApiView):
         gift = serializers.IntegerField(min_value=1, required=False)
         photo = serializers.FileField(required=False, allow_empty_file=True)
 
-    @extend_schema(request=Input, responses={201: OpenApiTypes.OBJECT}, operation_id="message_send")
+    @extend_schema(request=MessageInput, responses={201: OpenApiTypes.OBJECT}, operation_id="message_send")
     def post(self, request: Request) -> Response:
         member = _member(request)
-        serializer = self.Input(data=request.data)
+        serializer = self.MessageInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         message, created = message_send(

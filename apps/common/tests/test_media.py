@@ -12,6 +12,8 @@ from apps.profiles.tests.helpers_view import logged_in
 
 pytestmark = pytest.mark.django_db
 
+REFUSED = (400, 404)  # a NUL byte is refused before routing (apps.common.middleware)
+
 
 @pytest.fixture
 def debug_urls(settings):
@@ -49,11 +51,11 @@ def test_debug_media_route_serves_path_variants_to_anyone(site, gay_site, client
         f"/media/{schema}/chat/%00{file}",
     ]
     for path in variants:
-        assert logged_in(site, client_for, carl).get(path).status_code == 404, path
-        assert client_for(site).get(path).status_code == 404, path
-        assert client_for(gay_site).get(path).status_code == 404, path
+        assert logged_in(site, client_for, carl).get(path).status_code in REFUSED, path
+        assert client_for(site).get(path).status_code in REFUSED, path
+        assert client_for(gay_site).get(path).status_code in REFUSED, path
     for path in variants[1:]:
-        assert logged_in(site, client_for, ben).get(path).status_code == 404, path
+        assert logged_in(site, client_for, ben).get(path).status_code in REFUSED, path
 
 
 def test_a_gift_picture_is_served_on_its_own_sites_host_only(site, gay_site, client_for):

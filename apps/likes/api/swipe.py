@@ -18,7 +18,7 @@ def _require_member(request: Request) -> None:
 
 
 class SwipeApi(SiteApiView):
-    class Input(serializers.Serializer):
+    class SwipeInput(serializers.Serializer):
         profile = serializers.IntegerField(min_value=1)
         action = serializers.ChoiceField(choices=["like", "pass"])
 
@@ -27,10 +27,10 @@ class SwipeApi(SiteApiView):
         _require_member(request)
         return Response(swipe_payload(site=request._request.site, user=request.user))
 
-    @extend_schema(request=Input, responses={200: dict}, operation_id="swipe_create")
+    @extend_schema(request=SwipeInput, responses={200: dict}, operation_id="swipe_create")
     def post(self, request: Request) -> Response:
         _require_member(request)
-        serializer = self.Input(data=request.data)
+        serializer = self.SwipeInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         profile_id = serializer.validated_data["profile"]
         if serializer.validated_data["action"] == "like":

@@ -21,12 +21,12 @@ def _member(request: Request, message: str | None = None):
 
 
 class LikesApi(SiteApiView):
-    class Input(serializers.Serializer):
+    class LikeInput(serializers.Serializer):
         profile = serializers.IntegerField(min_value=1)
 
     def _profile_id(self, request: Request) -> int:
         _member(request, _("Log in or sign up to like this profile."))
-        serializer = self.Input(data=request.data)
+        serializer = self.LikeInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         return serializer.validated_data["profile"]
 
@@ -34,13 +34,13 @@ class LikesApi(SiteApiView):
     def get(self, request: Request) -> Response:
         return Response(likes_payload(member=_member(request)))
 
-    @extend_schema(request=Input, responses={200: OpenApiTypes.OBJECT}, operation_id="likes_create")
+    @extend_schema(request=LikeInput, responses={200: OpenApiTypes.OBJECT}, operation_id="likes_create")
     def post(self, request: Request) -> Response:
         profile_id = self._profile_id(request)
         like, is_match = like_create(liker=request.user, profile_id=profile_id)
         return Response({"like": True, "match": is_match, "profile": profile_card(like.profile)})
 
-    @extend_schema(request=Input, responses={200: OpenApiTypes.OBJECT}, operation_id="likes_delete")
+    @extend_schema(request=LikeInput, responses={200: OpenApiTypes.OBJECT}, operation_id="likes_delete")
     def delete(self, request: Request) -> Response:
         profile_id = self._profile_id(request)
         like_delete(liker=request.user, profile_id=profile_id)

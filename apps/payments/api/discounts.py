@@ -28,7 +28,7 @@ def _member(request: Request):
 
 
 class DiscountCodeApi(SiteApiView):
-    class Input(serializers.Serializer):
+    class DiscountCodeQuery(serializers.Serializer):
         code = serializers.CharField(required=False, allow_blank=True, max_length=100, trim_whitespace=True)
         package = serializers.IntegerField(required=False, min_value=1)
         method = serializers.CharField(required=False, allow_blank=True, max_length=30)
@@ -46,7 +46,7 @@ class DiscountCodeApi(SiteApiView):
     )
     def get(self, request: Request) -> Response:
         user = _member(request)
-        serializer = self.Input(data=request.query_params)
+        serializer = self.DiscountCodeQuery(data=request.query_params)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         if data["welcome"]:

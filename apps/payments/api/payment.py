@@ -90,7 +90,7 @@ def _member(request: Request):
 
 
 class PaymentApi(SiteApiView):
-    class StartInput(serializers.Serializer):
+    class PaymentStartInput(serializers.Serializer):
         package = serializers.IntegerField(min_value=1)
         method = serializers.CharField(max_length=30)
         discount_code = serializers.CharField(max_length=40, required=False, allow_blank=True, default="")
@@ -108,10 +108,10 @@ class PaymentApi(SiteApiView):
         payment = payment_refresh(payment=payment)
         return Response({"payment": payment_response(payment)})
 
-    @extend_schema(request=StartInput, responses={201: OpenApiTypes.OBJECT}, operation_id="payment_create")
+    @extend_schema(request=PaymentStartInput, responses={201: OpenApiTypes.OBJECT}, operation_id="payment_create")
     def post(self, request: Request) -> Response:
         user = _member(request)
-        serializer = self.StartInput(data=request.data)
+        serializer = self.PaymentStartInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         payment_rate_limit(request=request._request, user=user)

@@ -12,23 +12,23 @@ from apps.profiles.services.blocks import block_create, block_delete
 
 
 class BlockApi(SiteApiView):
-    class Input(serializers.Serializer):
+    class BlockInput(serializers.Serializer):
         profile = serializers.IntegerField(min_value=1)
 
     def _profile_id(self, request: Request) -> int:
         if not request.user.is_authenticated:
             raise ApplicationError("authentication_required", _("Please log in to continue."), status_code=403)
-        serializer = self.Input(data=request.data)
+        serializer = self.BlockInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         return serializer.validated_data["profile"]
 
-    @extend_schema(request=Input, responses={200: dict}, operation_id="block_create")
+    @extend_schema(request=BlockInput, responses={200: dict}, operation_id="block_create")
     def post(self, request: Request) -> Response:
         profile_id = self._profile_id(request)
         block_create(user=request.user, profile_id=profile_id)
         return Response({"profile": profile_id, "blocked": True})
 
-    @extend_schema(request=Input, responses={200: dict}, operation_id="block_delete")
+    @extend_schema(request=BlockInput, responses={200: dict}, operation_id="block_delete")
     def delete(self, request: Request) -> Response:
         profile_id = self._profile_id(request)
         block_delete(user=request.user, profile_id=profile_id)

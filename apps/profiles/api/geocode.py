@@ -20,7 +20,7 @@ RATE_LIMIT_ACTION = "geocode"
 
 
 class GeocodeApi(SiteApiView):
-    class Input(serializers.Serializer):
+    class GeocodeQuery(serializers.Serializer):
         lat = serializers.FloatField(min_value=-90, max_value=90)
         lon = serializers.FloatField(min_value=-180, max_value=180)
 
@@ -35,7 +35,7 @@ class GeocodeApi(SiteApiView):
         operation_id="geocode_retrieve",
     )
     def get(self, request: Request) -> Response:
-        serializer = self.Input(data=request.query_params)
+        serializer = self.GeocodeQuery(data=request.query_params)
         if not serializer.is_valid() or not all(math.isfinite(value) for value in serializer.validated_data.values()):
             raise ApplicationError(
                 "invalid_coordinates",

@@ -5,12 +5,13 @@ from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
 from rest_framework import serializers
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.common.api.base import SiteApiView
+from apps.common.api.parsers import SafeJSONParser
 from apps.common.exceptions import ApplicationError
 from apps.profiles.models import Photo, Profile
 from apps.profiles.selectors import own_photos, photo_count, photo_limit
@@ -106,9 +107,9 @@ class PhotosApi(SiteApiView):
     member's photo is 404."""
 
     permission_classes = [IsAuthenticated]
-    parser_classes = [MultiPartParser, FormParser, JSONParser]
+    parser_classes = [MultiPartParser, FormParser, SafeJSONParser]
 
-    class DeleteInput(serializers.Serializer):
+    class PhotoDeleteInput(serializers.Serializer):
         photo = serializers.IntegerField()
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT}, operation_id="photos_list")
@@ -131,9 +132,9 @@ class PhotosApi(SiteApiView):
         photo = photo_upload(site=site, user=request.user, upload=request.FILES.get("photo"))
         return _photos_answer(request, status=201, photo=photo.pk)
 
-    @extend_schema(request=DeleteInput, responses={200: OpenApiTypes.OBJECT}, operation_id="photos_delete")
+    @extend_schema(request=PhotoDeleteInput, responses={200: OpenApiTypes.OBJECT}, operation_id="photos_delete")
     def delete(self, request: Request) -> Response:
-        serializer = self.DeleteInput(data=request.data if isinstance(request.data, dict) else {})
+        serializer = self.PhotoDeleteInput(data=request.data if isinstance(request.data, dict) else {})
         serializer.is_valid(raise_exception=True)
         photo_delete(user=request.user, photo_id=serializer.validated_data["photo"])
         return _photos_answer(request, message=_("Picture deleted."))
@@ -144,12 +145,12 @@ class DismissApi(SiteApiView):
 
     permission_classes = [IsAuthenticated]
 
-    class Input(serializers.Serializer):
+    class DismissInput(serializers.Serializer):
         alert = serializers.ChoiceField(choices=DISMISSIBLE_ALERTS)
 
-    @extend_schema(request=Input, responses={200: OpenApiTypes.OBJECT}, operation_id="dismiss_create")
+    @extend_schema(request=DismissInput, responses={200: OpenApiTypes.OBJECT}, operation_id="dismiss_create")
     def post(self, request: Request) -> Response:
-        serializer = self.Input(data=request.data if isinstance(request.data, dict) else {})
+        serializer = self.DismissInput(data=request.data if isinstance(request.data, dict) else {})
         serializer.is_valid(raise_exception=True)
         alert = serializer.validated_data["alert"]
         return Response({"alert": alert, "dismissed_at": alert_dismiss(user=request.user, alert=alert)})
