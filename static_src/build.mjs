@@ -218,9 +218,29 @@ function formatMessages(messages, kind) {
   return esbuild.formatMessagesSync(messages, { kind, color: process.stdout.isTTY }).join("\n");
 }
 
+/**
+ * After a build: removes every file under static/dist that the new manifest does not use.
+ * The previous build's files stay until the new manifest is in place, so the running
+ * server never finds the manifest missing nor a file it names gone.
+ */
+function pruneOutside(keep) {
+  const walk = (dir) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      const name = path.relative(OUT, full).split(path.sep).join("/");
+      if (entry.isDirectory()) {
+        walk(full);
+        if (fs.readdirSync(full).length === 0) fs.rmdirSync(full);
+      } else if (!keep.has(name) && !name.endsWith(".tmp")) {
+        fs.rmSync(full, { force: true });
+      }
+    }
+  };
+  walk(OUT);
+}
+
 async function buildOnce() {
   const started = performance.now();
-  fs.rmSync(OUT, { recursive: true, force: true });
   fs.mkdirSync(OUT, { recursive: true });
 
   let result;
@@ -246,6 +266,7 @@ async function buildOnce() {
   }
   const manifest = { ...manifestFromMetafile(result.metafile), css: { main: cssName } };
   writeManifest(manifest);
+  pruneOutside(new Set([...currentFiles(result.metafile, cssName), "sw.js", "sw.js.map"]));
 
   const jsBytes = Object.entries(result.metafile.outputs)
     .filter(([p]) => p.endsWith(".js"))
@@ -260,7 +281,7 @@ async function buildOnce() {
 }
 
 async function runWatch() {
-  fs.rmSync(OUT, { recursive: true, force: true });
+  // The files of the last build stay until the watcher's first build replaces them.
   fs.mkdirSync(OUT, { recursive: true });
 
   let metafile = null;

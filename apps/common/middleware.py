@@ -101,3 +101,21 @@ def _has_nul(request) -> bool:
             return False  # Django answers 400 for it when the form is read
         return b"%00" in body or b"\x00" in body
     return False
+
+
+class SiteSocketCspMiddleware:
+    """The CSP's connect-src allows the live connection (/ws/) to this host only, not to
+    any host (`ws: wss:`). Listed after django-csp's middleware so that it runs first on
+    the way out."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if getattr(request, "site", None) is not None:
+            scheme = "wss" if request.is_secure() else "ws"
+            update = dict(getattr(response, "_csp_update", None) or {})
+            update["connect-src"] = [*update.get("connect-src", []), f"{scheme}://{request.get_host()}"]
+            response._csp_update = update
+        return response

@@ -49,9 +49,22 @@ def site_for_host(hostname: str) -> Site | None:
     return site
 
 
+# The unknown host's page needs its stylesheet and nothing else: no script, no frame.
+NO_SITE_CSP = (
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; font-src 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+)
+
+
 def not_found_response(request: HttpRequest) -> HttpResponse:
+    """The generic 404 of an unknown host. It is answered before the security middleware
+    further down the stack run, so it carries their headers itself."""
     html = render_to_string("errors/404_no_site.html", {"request": request})
-    return HttpResponse(html, status=404)
+    response = HttpResponse(html, status=404)
+    response["Content-Security-Policy"] = NO_SITE_CSP
+    response["X-Frame-Options"] = "DENY"
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 class SiteMiddleware(TenantMainMiddleware):

@@ -142,6 +142,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    "apps.common.middleware.SiteSocketCspMiddleware",
 ]
 
 TEMPLATES = [
@@ -354,7 +355,8 @@ CONTENT_SECURITY_POLICY = {
         "script-src": [SELF, NONCE],
         "style-src": [SELF, NONCE],
         "img-src": [SELF, "data:", "blob:"],
-        "connect-src": [SELF, "ws:", "wss:"],
+        # ws(s)://<the site's host> is added per request (SiteSocketCspMiddleware).
+        "connect-src": [SELF],
         "frame-ancestors": [NONE],
         "base-uri": [SELF],
         "form-action": [SELF],

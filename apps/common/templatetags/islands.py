@@ -20,6 +20,12 @@ def _dist(path: str) -> str:
 
 
 @register.simple_tag
+def base_stylesheet() -> SafeString:
+    """The stylesheet alone (the unknown host's 404 page runs no script)."""
+    return format_html('<link rel="stylesheet" href="{}">', _dist(manifest()["css"]["main"]))
+
+
+@register.simple_tag
 def base_assets() -> SafeString:
     """The stylesheet and the module every page loads."""
     data = manifest()

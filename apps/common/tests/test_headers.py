@@ -1,0 +1,51 @@
+"""Security headers on every answer (issue 13 items 6 and 10): the unknown host's 404 has
+its CSP and frame refusal and a working stylesheet; the CSP lets the live connection reach
+the site's own host only."""
+
+import re
+
+import pytest
+from django.test import Client
+
+pytestmark = pytest.mark.django_db
+
+
+def _directive(policy: str, name: str) -> list[str]:
+    for part in policy.split(";"):
+        words = part.split()
+        if words and words[0] == name:
+            return words[1:]
+    raise AssertionError(f"no {name} in {policy!r}")
+
+
+def test_unknown_host_404s_carry_no_csp_or_x_frame_options(db):
+    response = Client(HTTP_HOST="nosuchsite.example").get("/")
+    assert response.status_code == 404
+    assert response["X-Frame-Options"] == "DENY"
+    policy = response["Content-Security-Policy"]
+    assert _directive(policy, "default-src") == ["'none'"]
+    assert _directive(policy, "frame-ancestors") == ["'none'"]
+    assert "<script" not in response.content.decode()
+
+
+def test_the_unknown_hosts_404_page_is_unstyled(db):
+    """Its stylesheet is the site's, served on that host too (WhiteNoise before the site lookup)."""
+    client = Client(HTTP_HOST="nosuchsite.example")
+    body = client.get("/").content.decode()
+    href = re.search(r'<link rel="stylesheet" href="([^"]+)"', body).group(1)
+    response = client.get(href)
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/css")
+
+
+def test_csp_connect_src_allows_any_host(site, client_for):
+    response = client_for(site).get("/pages/faq")
+    assert response.status_code == 200
+    sources = _directive(response["Content-Security-Policy"], "connect-src")
+    assert sources == ["'self'", "ws://localhost"]
+    assert "ws:" not in sources and "wss:" not in sources
+
+
+def test_csp_connect_src_is_wss_over_https(site, client_for):
+    response = client_for(site).get("/pages/faq", secure=True)
+    assert _directive(response["Content-Security-Policy"], "connect-src") == ["'self'", "wss://localhost"]
