@@ -207,11 +207,42 @@ def viewport(request) -> dict:
     return PHONE if request.param == "phone" else DESKTOP
 
 
+def csp_violations(context) -> list[str]:
+    """Collects every Content Security Policy violation Chromium reports in `context`
+    (an inline style or script, a connection to another host...)."""
+    found: list[str] = []
+
+    def on_console(message) -> None:
+        if "Content Security Policy" in message.text:
+            found.append(f"{message.page.url if message.page else ''}: {message.text}")
+
+    context.on("console", on_console)
+    return found
+
+
 @pytest.fixture
 def browser_context(chromium, viewport):
     context = chromium.new_context(viewport=viewport, locale="en-US")
+    violations = csp_violations(context)
     yield context
     context.close()
+    assert not violations, f"CSP violations: {violations}"
+
+
+@pytest.fixture
+def new_context(chromium, viewport):
+    """More browser contexts (a second member), checked for CSP violations like the first."""
+    made: list[tuple[object, list[str]]] = []
+
+    def make():
+        context = chromium.new_context(viewport=viewport, locale="en-US")
+        made.append((context, csp_violations(context)))
+        return context
+
+    yield make
+    for context, violations in made:
+        context.close()
+        assert not violations, f"CSP violations: {violations}"
 
 
 @pytest.fixture

@@ -18,6 +18,18 @@ class ChatConfig(AppConfig):
 
         user_logged_out.connect(member_logged_out, dispatch_uid="chat-sockets-close-on-logout")
 
+        # A changed password, status or active flag, and the end of all the member's
+        # sessions, make every socket of the member check its session (apps.chat.events).
+        from django.db.models.signals import post_init, post_save
+
+        from apps.accounts.models import User
+        from apps.accounts.signals import sessions_ended
+        from apps.chat.events import member_auth_changed, member_auth_remember, member_sessions_ended
+
+        post_init.connect(member_auth_remember, sender=User, dispatch_uid="chat-auth-remember")
+        post_save.connect(member_auth_changed, sender=User, dispatch_uid="chat-auth-changed")
+        sessions_ended.connect(member_sessions_ended, dispatch_uid="chat-sessions-ended")
+
         # Chat photos go with an erased member's conversations.
         from apps.accounts.services.deletion import member_file_eraser_register
 

@@ -10,19 +10,30 @@ Client -> server: "ping"; "typing" {conversation}; "delivered" {conversation, up
 the socket (1009), more than the rate limit closes it (1008), and typing is passed on
 at most once per TYPING_INTERVAL per conversation.
 
+A socket lives only as long as the session it was opened with: a "chat.revoke" message
+(sent when the member's password, status or sessions change; apps.chat.events) makes
+every socket of the member check its session again and close (4401) when it no longer
+logs that member in. Each socket also checks at its session's expiry and at least every
+SESSION_CHECK_SECONDS, in case a revoke message was lost.
+
 Each database call runs in the site's schema (`_in_site`): the worker threads are
 shared by every site's sockets, so none may rely on the schema a thread was left in."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import time
+from datetime import datetime
+from importlib import import_module
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.http.cookie import parse_cookie
+from django.utils import timezone
 from django_tenants.utils import tenant_context
 
 from apps.accounts.models import UserStatus
@@ -38,6 +49,9 @@ RATE_PER_SECOND = 2.0
 TYPING_INTERVAL = 2.0
 # How long a socket trusts its lookup of a conversation's other member.
 PEER_CACHE_SECONDS = 30.0
+
+# A socket checks its session at least this often (and at the session's expiry).
+SESSION_CHECK_SECONDS = 300.0
 
 # Close codes: 4401 visitor or unknown site (refused before the handshake completes),
 # or the session the socket was opened with logged out.
@@ -77,11 +91,36 @@ def _delivered_pending(site, user) -> int:
     return _in_site(site, messages_delivered_pending, user=user)
 
 
+def session_expiry(site, user_id: int, session_key: str) -> datetime | None:
+    """When the session expires, if it still logs in this member (not logged out or
+    ended, same password, account active and not deleted); None otherwise."""
+    from django.contrib.auth import get_user
+    from django.contrib.sessions.models import Session
+
+    engine = import_module(settings.SESSION_ENGINE)
+    with tenant_context(site):
+
+        class _Request:  # What django.contrib.auth.get_user reads.
+            session = engine.SessionStore(session_key)
+
+        user = get_user(_Request())
+        if (
+            not user.is_authenticated
+            or user.pk != user_id
+            or not user.is_active
+            or getattr(user, "status", None) == UserStatus.DELETED
+        ):
+            return None
+        return Session.objects.filter(session_key=session_key).values_list("expire_date", flat=True).first()
+
+
 class MemberConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         self.site = self.scope.get("site")
         self.user = self.scope.get("user")
         self.group = None
+        self.revoked = False
+        self.checker: asyncio.Task | None = None
         if (
             self.site is None
             or self.user is None
@@ -92,29 +131,67 @@ class MemberConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_UNAUTHORIZED)
             return
         self.group = member_group(site_id=self.site.pk, user_id=self.user.pk)
-        self.session = self._session_token()
+        self.session_key = self._session_key()
+        self.session = session_token(self.session_key) if self.session_key else ""
+        expires = await database_sync_to_async(session_expiry)(self.site, self.user.pk, self.session_key)
+        if expires is None:
+            self.group = None
+            await self.close(code=CLOSE_UNAUTHORIZED)
+            return
         self.tokens = float(RATE_BURST)
         self.tokens_at = time.monotonic()
         self.typing_sent: dict[int, float] = {}
         self.peers: dict[int, tuple[float, int | None]] = {}
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
+        self.checker = asyncio.create_task(self._check_periodically(expires))
         # The device is online: what was sent to the member meanwhile is delivered now.
         try:
             await database_sync_to_async(_delivered_pending)(self.site, self.user)
         except Exception:  # never keeps the socket from working; the next connect tries again
             logger.exception("delivered state of member %s not updated on connect", self.user.pk)
 
-    def _session_token(self) -> str:
+    def _session_key(self) -> str:
         for key, value in self.scope.get("headers") or []:
             if key == b"cookie":
-                session_key = parse_cookie(value.decode("latin1")).get(settings.SESSION_COOKIE_NAME)
-                return session_token(session_key) if session_key else ""
+                return parse_cookie(value.decode("latin1")).get(settings.SESSION_COOKIE_NAME) or ""
         return ""
 
     async def disconnect(self, code) -> None:
+        if self.checker is not None:
+            self.checker.cancel()
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    # --- The session -------------------------------------------------------------------
+
+    async def _session_stands(self) -> bool:
+        """Checks the session again; closes the socket when it no longer stands."""
+        if self.revoked:
+            return False
+        try:
+            expires = await database_sync_to_async(session_expiry)(self.site, self.user.pk, self.session_key)
+        except Exception:  # the database is away: the next check decides
+            logger.exception("session of member %s's socket not checked", self.user.pk)
+            return True
+        if expires is not None:
+            self.expires = expires
+            return True
+        self.revoked = True
+        await self.close(code=CLOSE_UNAUTHORIZED)
+        return False
+
+    async def _check_periodically(self, expires: datetime) -> None:
+        self.expires = expires
+        with contextlib.suppress(asyncio.CancelledError):
+            while not self.revoked:
+                until_expiry = (self.expires - timezone.now()).total_seconds() + 1
+                await asyncio.sleep(max(0.0, min(SESSION_CHECK_SECONDS, until_expiry)))
+                await self._session_stands()
+
+    async def chat_revoke(self, message: dict) -> None:
+        """The member's password, account or sessions changed (apps.chat.events)."""
+        await self._session_stands()
 
     # --- Incoming frames ---------------------------------------------------------------
 
@@ -128,7 +205,7 @@ class MemberConsumer(AsyncWebsocketConsumer):
         return True
 
     async def receive(self, text_data=None, bytes_data=None) -> None:
-        if not self.group:
+        if not self.group or self.revoked:
             return
         size = len(text_data.encode()) if text_data is not None else len(bytes_data or b"")
         if text_data is None or size > MAX_FRAME_BYTES:
@@ -190,7 +267,10 @@ class MemberConsumer(AsyncWebsocketConsumer):
     async def chat_logout(self, message: dict) -> None:
         """The member logged out of the session this socket was opened with."""
         if self.session and message.get("session") == self.session:
+            self.revoked = True
             await self.close(code=CLOSE_UNAUTHORIZED)
 
     async def _send(self, event: dict) -> None:
+        if self.revoked:  # closing: nothing more goes out
+            return
         await self.send(text_data=json.dumps(event, separators=(",", ":")))

@@ -20,6 +20,8 @@ logger = logging.getLogger(__name__)
 HANDLER = "chat.event"
 # The consumer method that closes the sockets of a session that logged out.
 LOGOUT_HANDLER = "chat.logout"
+# The consumer method that makes a member's sockets check their sessions again.
+REVOKE_HANDLER = "chat.revoke"
 
 
 def session_token(session_key: str) -> str:
@@ -120,15 +122,54 @@ def member_logged_out(sender, request, user, **kwargs) -> None:
     if user is None or not getattr(user, "pk", None) or not session_key or site_id is None:
         return
     message = {"type": LOGOUT_HANDLER, "session": session_token(session_key)}
-    group = member_group(site_id=site_id, user_id=user.pk)
+    _group_send_on_commit(member_group(site_id=site_id, user_id=user.pk), message)
 
+
+def member_sockets_revoke(*, user_id: int, site_id: int | None = None) -> None:
+    """Every open socket of the member checks its session again once the current
+    transaction commits, and closes when the session no longer logs the member in: after
+    a password change (other sessions), a deletion, a block by support, or the end of
+    all the member's sessions. Never raises."""
+    site_id = site_id or _current_site_id()
+    _group_send_on_commit(member_group(site_id=site_id, user_id=user_id), {"type": REVOKE_HANDLER})
+
+
+def _group_send_on_commit(group: str, message: dict) -> None:
     def send() -> None:
         layer = get_channel_layer()
         if layer is None:
             return
         try:
             async_to_sync(layer.group_send)(group, message)
-        except Exception:  # Redis is down: the socket closes at the next refused action anyway.
-            logger.exception("logout of member %s of site %s not sent to their sockets", user.pk, site_id)
+        except Exception:  # Redis is away: each socket checks its session periodically anyway.
+            logger.exception("%s not sent to group %s", message["type"], group)
 
     transaction.on_commit(send)
+
+
+# --- Changes that end a member's sessions ----------------------------------------------
+
+_AUTH_FIELDS = ("password", "status", "is_active")
+
+
+def member_auth_remember(sender, instance, **kwargs) -> None:
+    """`post_init` of User: what the sessions depend on, as loaded (deferred fields are
+    left alone, so nothing is queried)."""
+    instance._auth_loaded = tuple(instance.__dict__.get(name) for name in _AUTH_FIELDS)
+
+
+def member_auth_changed(sender, instance, created, **kwargs) -> None:
+    """`post_save` of User: a changed password, status or active flag revokes the member's
+    sockets (each checks its session; the session that changed a password stays)."""
+    loaded = getattr(instance, "_auth_loaded", None)
+    now = tuple(instance.__dict__.get(name) for name in _AUTH_FIELDS)
+    instance._auth_loaded = now
+    if created or loaded is None or connection.schema_name == "public":
+        return
+    if any(old is not None and old != new for old, new in zip(loaded, now, strict=True)):
+        member_sockets_revoke(user_id=instance.pk)
+
+
+def member_sessions_ended(sender, user_id: int, **kwargs) -> None:
+    """`apps.accounts.signals.sessions_ended` receiver."""
+    member_sockets_revoke(user_id=user_id)

@@ -14,7 +14,7 @@ from tests.browser.helpers import log_in, member
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
 
 
-def test_block_then_report(site_server, page, chromium, viewport, site):
+def test_block_then_report(new_context, site_server, page, chromium, viewport, site):
     blocker_email, blocker = member(site, "Blocker")
     blocked_email, blocked = member(site, "Blocked")
 
@@ -43,7 +43,7 @@ def test_block_then_report(site_server, page, chromium, viewport, site):
     assert not found_in_search()
 
     # The blocked member, in a browser of their own, cannot open the blocker's profile.
-    other_context = chromium.new_context(viewport=viewport, locale="en-US")
+    other_context = new_context()
     try:
         other = other_context.new_page()
         log_in(other, site_server, blocked_email)

@@ -57,7 +57,9 @@ def last_message(page, *, mine: bool):
     return page.locator(f'[data-testid="message"][data-mine="{str(mine).lower()}"]').last
 
 
-def test_two_members_match_chat_run_out_buy_and_block(site, site_server, page, chromium, viewport, tmp_path):
+def test_two_members_match_chat_run_out_buy_and_block(
+    new_context, site, site_server, page, chromium, viewport, tmp_path
+):
     a_email, a = member(site, "Writer")
     b_email, b = member(site, "Reader")
     # A text (1), a photo (2), a gift (3) and one more text (1): then A is out of credits.
@@ -70,7 +72,7 @@ def test_two_members_match_chat_run_out_buy_and_block(site, site_server, page, c
     page.get_by_test_id("profile-like").click()
     expect(page.get_by_test_id("profile-like-state")).to_have_text("Liked")
 
-    other_context = chromium.new_context(viewport=viewport, locale="en-US")
+    other_context = new_context()
     other = other_context.new_page()
     other_errors: list[str] = []
     other.on("pageerror", lambda exc: other_errors.append(str(exc)))

@@ -10,7 +10,7 @@ from tests.browser.helpers import goto_past_the_match_modal, log_in, member
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
 
 
-def test_like_back_makes_a_match(site_server, page, chromium, viewport, site):
+def test_like_back_makes_a_match(new_context, site_server, page, chromium, viewport, site):
     a_email, a = member(site, "Liker")
     b_email, b = member(site, "Liked")
 
@@ -20,7 +20,7 @@ def test_like_back_makes_a_match(site_server, page, chromium, viewport, site):
     expect(page.get_by_test_id("profile-like-state")).to_have_text("Liked")
     expect(page.get_by_test_id("profile-unlike")).to_be_visible()
 
-    other_context = chromium.new_context(viewport=viewport, locale="en-US")
+    other_context = new_context()
     try:
         other = other_context.new_page()
         log_in(other, site_server, b_email)
@@ -40,7 +40,7 @@ def test_like_back_makes_a_match(site_server, page, chromium, viewport, site):
     expect(page.get_by_test_id("like-card").filter(has_text=b.name)).to_be_visible()
 
 
-def test_like_from_search_and_see_the_match_in_both_tabs(site_server, page, chromium, viewport, site):
+def test_like_from_search_and_see_the_match_in_both_tabs(new_context, site_server, page, chromium, viewport, site):
     a_email, a = member(site, "Searcher")
     b_email, b = member(site, "Found")
 
@@ -53,7 +53,7 @@ def test_like_from_search_and_see_the_match_in_both_tabs(site_server, page, chro
     expect(result.get_by_test_id("search-card-like")).to_have_text("Unlike")
 
     # B likes A back from A's profile: a match, in both members' match tabs.
-    other_context = chromium.new_context(viewport=viewport, locale="en-US")
+    other_context = new_context()
     try:
         other = other_context.new_page()
         log_in(other, site_server, b_email)

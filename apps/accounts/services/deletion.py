@@ -21,6 +21,7 @@ from django.utils.translation import gettext as _
 from django_tenants.utils import get_public_schema_name, tenant_context
 
 from apps.accounts.mail import mail_send_later
+from apps.accounts.signals import sessions_ended
 from apps.accounts.models import DeleteReason, PushSubscription, User, UserStatus
 from apps.accounts.services.directory import directory_remove, directory_sync
 from apps.accounts.services.settings import link_invalid_error
@@ -123,6 +124,7 @@ def member_sessions_end(*, user_id: int) -> int:
     ]
     for key in keys:
         engine.SessionStore(session_key=key).delete()
+    sessions_ended.send(sender=User, user_id=user_id)
     return len(keys)
 
 
