@@ -282,10 +282,18 @@ def test_chat_cannot_be_scrolled_when_taller_than_the_screen(site, site_server, 
 
     conversation = in_thread(long_conversation)
     log_in(page, site_server, a_email)
+    # The photo arrives only after the list has opened at its end: the list grows above
+    # the newest message and must stay at its end.
+    held = []
+    page.route("**/media/*/chat/**", lambda route: held.append(route))
     page.goto(site_server.url("localhost", f"/chats/{conversation}"))
     newest = page.get_by_test_id("message-text").filter(has_text="The newest one")
     expect(newest).to_be_in_viewport()
+    assert held, "the photo was not requested"
+    for route in held:
+        route.continue_()
     page.locator('[data-testid="message-photo"] img').evaluate("img => img.decode()")
+    expect(newest).to_be_in_viewport()
 
     metrics = _list_metrics(page)
     assert metrics["page"] <= metrics["viewport"], metrics  # the page itself does not grow

@@ -408,13 +408,19 @@ export function Conversation(props: ConversationProps) {
   // message arrives, a photo finishes loading or the list gets shorter (the phone's
   // keyboard opens). A member who scrolled up to read stays where they are.
   const pinned = useRef(true);
+  // Where toEnd last put the list: the scroll event of that move comes later, when a photo
+  // may already have made the list taller, and must not count as the member scrolling up.
+  const autoTop = useRef(-1);
   const toEnd = useCallback(() => {
     const el = listRef.current;
-    if (el && pinned.current) el.scrollTop = el.scrollHeight;
+    if (!el || !pinned.current) return;
+    el.scrollTop = el.scrollHeight;
+    autoTop.current = el.scrollTop;
   }, []);
   const onListScroll = () => {
     const el = listRef.current;
-    if (el) pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight <= PINNED_SLACK_PX;
+    if (!el || Math.abs(el.scrollTop - autoTop.current) < 1) return;
+    pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight <= PINNED_SLACK_PX;
   };
   useLayoutEffect(toEnd, [messages, typingUntil, toEnd]);
   useEffect(() => {
