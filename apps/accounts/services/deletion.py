@@ -21,11 +21,11 @@ from django.utils.translation import gettext as _
 from django_tenants.utils import get_public_schema_name, tenant_context
 
 from apps.accounts.mail import mail_send_later
-from apps.accounts.signals import sessions_ended
 from apps.accounts.models import DeleteReason, PushSubscription, User, UserStatus
 from apps.accounts.services.directory import directory_remove, directory_sync
 from apps.accounts.services.settings import link_invalid_error
 from apps.accounts.services.tokens import member_token_make, member_token_read
+from apps.accounts.signals import sessions_ended
 from apps.common.exceptions import ApplicationError
 from apps.common.presence import page_hidden_clear
 from apps.profiles.models import Photo, Profile, ProfileStatus

@@ -10,9 +10,9 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 from apps.chat.services import conversation_open, message_send
-from apps.chat.tests.conftest import in_thread
 from apps.chat.tests.helpers import credits_give
 from conftest import on_site
+from tests.live import in_thread
 
 pytestmark = pytest.mark.django_db
 

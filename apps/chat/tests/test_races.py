@@ -9,12 +9,12 @@ from django.db import connection
 from apps.accounts.models import User
 from apps.chat.models import Message, Participant
 from apps.chat.services import conversation_open, message_send
-from apps.chat.tests.conftest import in_thread
 from apps.chat.tests.helpers import credits_give
 from apps.common.exceptions import ApplicationError
 from apps.credits.models import CreditEntry
 from apps.credits.services import ledger_balance
 from conftest import on_site
+from tests.live import in_thread
 
 
 def _parallel(site, count: int, send) -> list[str]:

@@ -15,12 +15,12 @@ from django.conf import settings
 from apps.chat.consumers import MAX_FRAME_BYTES, RATE_BURST
 from apps.chat.models import Message
 from apps.chat.services import conversation_open, message_send
-from apps.chat.tests.conftest import in_thread
 from apps.chat.tests.helpers import credits_give
 from apps.chat.tests.ws import WebsocketCommunicator
 from apps.likes.services import like_create
 from config.asgi import application
 from conftest import on_site
+from tests.live import in_thread
 
 pytestmark = pytest.mark.django_db
 
@@ -57,19 +57,6 @@ async def _until(socket: WebsocketCommunicator, kind: str) -> dict:
         event = await socket.receive_json_from(timeout=TIMEOUT)
         if event["type"] == kind:
             return event
-
-
-@pytest.fixture
-def pair(committed, site):
-    anna, ben = committed.member(site, "Anna"), committed.member(site, "Ben", gender="male")
-    in_thread(credits_give, site, anna.user, 10)
-    in_thread(credits_give, site, ben.user, 10)
-
-    def open_():
-        with on_site(site):
-            return conversation_open(user=anna.user, profile_id=ben.pk)
-
-    return anna, ben, in_thread(open_)
 
 
 def _send_sync(site, sender, conversation, text):

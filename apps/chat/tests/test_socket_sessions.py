@@ -15,7 +15,7 @@ from django.utils import timezone
 from apps.accounts.models import PushSubscription, User
 from apps.accounts.services.deletion import member_sessions_end
 from apps.chat.consumers import CLOSE_UNAUTHORIZED
-from apps.chat.tests.test_realtime import TIMEOUT, _send_sync, _socket, pair, run  # noqa: F401 - pair is a fixture
+from apps.chat.tests.test_realtime import TIMEOUT, _send_sync, _socket, run
 from apps.profiles.tests.helpers_view import PASSWORD
 from conftest import on_site
 
@@ -82,7 +82,7 @@ def test_websockets_outlive_the_session_after_a_password_change(committed, site,
 
 
 def test_deleting_the_account_closes_every_socket_and_push_subscription(committed, site, pair):
-    anna, ben, conversation = pair
+    anna, _ben, _conversation = pair
     phone, laptop = committed.session(site, anna.user), committed.session(site, anna.user)
 
     def subscribe():
