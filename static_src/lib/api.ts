@@ -129,6 +129,9 @@ export interface RequestOptions {
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
+/** The largest body sent with `keepalive` (browsers refuse more than 64 KB in flight). */
+const KEEPALIVE_MAX = 60_000;
+
 function currentHref(): string {
   return typeof window !== "undefined" ? window.location.href : "http://localhost/";
 }
@@ -282,6 +285,9 @@ export async function request<T = unknown>(method: Method, url: string, options:
         body: encoded,
         credentials: "same-origin",
         signal,
+        // A change the member made (a delete, a like) still reaches the server when they
+        // leave or reload the page at once; browsers allow this for bodies up to 64 KB.
+        keepalive: method !== "GET" && (encoded == null || (typeof encoded === "string" && encoded.length < KEEPALIVE_MAX)),
       });
     } catch (err) {
       if (isAbortError(err) || signal?.aborted) throw err;

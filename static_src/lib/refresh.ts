@@ -60,6 +60,7 @@ export function setChats(chats: ChatSummary[], store: Store<AppState> = appStore
 /** Takes one chat off appStore.chats (deleted, or closed by a block); its unread count
  * leaves the total. */
 export function removeChat(conversation: number, store: Store<AppState> = appStore): void {
+  chatsGeneration++;
   store.set((state) => {
     const gone = state.chats?.find((chat) => chat.conversation === conversation);
     if (!state.chats || !gone) return {};
@@ -73,9 +74,16 @@ export function removeChat(conversation: number, store: Store<AppState> = appSto
   });
 }
 
+/** Counts the chats taken off the list here. A list that was asked for before one of
+ * them was taken off may still hold it (the periodic refresh in flight while the member
+ * deletes a chat): such an answer is dropped, the next one is current. */
+let chatsGeneration = 0;
+
 /** GET /api/chats.php into appStore.chats and the unread total. Throws on errors. */
 export async function reloadChats(store: Store<AppState> = appStore, url: string = CHATS_URL): Promise<void> {
+  const asked = chatsGeneration;
   const data = await get<unknown>(url, { retries: 0 });
+  if (asked !== chatsGeneration) return;
   if (isObject(data) && Array.isArray(data.chats)) setChats(data.chats as ChatSummary[], store);
 }
 

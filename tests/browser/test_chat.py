@@ -237,9 +237,11 @@ def test_delete_a_chat_leaves_the_list_at_once(site, site_server, page, viewport
     page.unroute("**/api/chat.php")
 
     page.get_by_test_id(f"chat-delete-{conversation}").click()
-    page.get_by_test_id("chat-delete-confirm").click()
-    expect(item).to_have_count(0)
-    expect(page.get_by_test_id("chat-empty")).to_be_visible()
+    with page.expect_response(lambda r: r.url.endswith("/api/chat.php") and r.request.method == "DELETE") as deleted:
+        page.get_by_test_id("chat-delete-confirm").click()
+        expect(item).to_have_count(0)  # at once, before the server answers
+        expect(page.get_by_test_id("chat-empty")).to_be_visible()
+    assert deleted.value.ok
     page.reload()
     expect(page.get_by_test_id("chat-empty")).to_be_visible()
 

@@ -216,3 +216,22 @@ describe("refreshOnce", () => {
     expect(appStore.get().totals).toBe(before);
   });
 });
+
+describe("a chat deleted while the list is being fetched", () => {
+  it("does not come back from the answer that was asked for before the delete", async () => {
+    const { reloadChats, removeChat, setChats } = await import("../refresh");
+    setChats([chat(11, 0), chat(12, 0)]);
+    let answer: (response: Response) => void = () => {};
+    fetchMock.mockImplementationOnce(() => new Promise<Response>((resolve) => (answer = resolve)));
+    const stale = reloadChats();
+    removeChat(11);
+    answer(json(200, { chats: [chat(11, 0), chat(12, 0)] }));
+    await stale;
+    expect(appStore.get().chats?.map((c) => c.conversation)).toEqual([12]);
+
+    // The delete was refused: the list asked for afterwards brings it back.
+    fetchMock.mockImplementationOnce(async () => json(200, { chats: [chat(11, 0), chat(12, 0)] }));
+    await reloadChats();
+    expect(appStore.get().chats?.map((c) => c.conversation)).toEqual([11, 12]);
+  });
+});
