@@ -63,6 +63,7 @@ def test_websockets_outlive_the_session_after_a_password_change(committed, site,
         }
         status, phone_now = await database_sync_to_async(_post)(site, phone, "/notifications", data)
         assert status == 302
+        committed.sessions.append((site, phone_now))  # deleted after the test like the others
         # The laptop's session no longer logs Anna in: its socket closes at once. The
         # phone's session was renewed under a new key (Django cycles it): its socket,
         # opened with the old one, closes too, and the page connects again with the new.

@@ -70,9 +70,14 @@ class TestWebhook:
             lambda self, provider_id: fetched.append(provider_id) or real_fetch(self, provider_id),
         )
         client = site_client(site)
-        for made_up in ("tr_sbx_0000000000000000", "tr_WDqYK6vllg", "'; DROP TABLE payments_payment; --"):
+        for made_up in ("tr_sbx_0000000000000000", "tr_WDqYK6vllg"):
             response = webhook(client, made_up)
             assert (response.status_code, response.content) == (200, b"")
+        # Not an id at all: refused as bad input, in the JSON error shape.
+        for malformed in ("'; DROP TABLE payments_payment; --", "tr_\x00x", "", "x" * 101):
+            response = webhook(client, malformed)
+            assert response.status_code == 400
+            assert response.json()["error"]["code"] == "invalid"
         assert fetched == []  # nothing asked at the gateway for ids we never made
         assert Payment.objects.get(pk=payment.pk).status == "open"
         assert fresh(user).credits == 0
