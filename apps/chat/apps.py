@@ -44,12 +44,14 @@ class ChatConfig(AppConfig):
         # messages they wrote while signing up, go out when they confirm.
         member_confirmed_register(member_confirmed)
 
-        from apps.accounts.services.export import EXPORT_SECTIONS, export_section
-        from apps.chat.export import messages_section
+        from apps.accounts.services.export import EXPORT_FILES, EXPORT_SECTIONS, export_files, export_section
+        from apps.chat.export import messages_section, photo_files
 
-        # Replaces the accounts app's empty "messages" section.
+        # Replaces the accounts app's empty "messages" section; the sent photos' files too.
         if messages_section not in EXPORT_SECTIONS:
             export_section(messages_section)
+        if photo_files not in EXPORT_FILES:
+            export_files(photo_files)
 
 
 def unread_messages_total(user) -> dict:

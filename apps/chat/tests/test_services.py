@@ -557,3 +557,27 @@ def test_download_my_data_holds_the_messages_the_member_wrote(site, pair):
     assert [(m["id"], m["conversation"], m["to_profile"], m["text"]) for m in exported] == [
         (message.pk, conversation.pk, ben.pk, "Mine <i>only</i>")
     ]
+
+
+def test_the_data_export_lists_chat_photos_only_as_paths(site, pair):
+    """Issue 13 item 11: the ZIP holds the photo files the member sent, named in data.json;
+    photos sent to the member stay out (the sender's data)."""
+    import io
+    import json
+    import zipfile
+
+    from apps.accounts.services.export import member_export_build
+
+    anna, ben = pair
+    credits_give(site, ben.user, 10)
+    _conversation, sent = send(site, anna, ben, "", photo=jpeg_upload(320, 240, colour=(10, 200, 30)))
+    send(site, ben, anna, "", photo=jpeg_upload(300, 300))
+    with on_site(site):
+        archive = zipfile.ZipFile(io.BytesIO(member_export_build(user=anna.user).read()))
+    data = json.loads(archive.read("data.json"))
+    photos = [m["photo"] for m in data["messages"] if m["kind"] == "photo"]
+    assert len(photos) == 1 and photos[0].startswith("chat/")
+    chat_files = [name for name in archive.namelist() if name.startswith("chat/")]
+    assert chat_files == photos
+    with default_storage.open(sent.photo.name, "rb") as stored:
+        assert archive.read(photos[0]) == stored.read()
