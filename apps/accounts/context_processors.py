@@ -10,6 +10,7 @@ from apps.accounts.selectors import (
     member_totals,
     user_payload,
 )
+from apps.accounts.tracking import consent, tracking_from_request
 from apps.payments.discounts import time_bonus_island_props, time_bonus_page_state
 from apps.tenants.middleware import is_public
 
@@ -54,5 +55,11 @@ def _member(request: HttpRequest) -> dict:
 def member(request: HttpRequest) -> dict:
     user = getattr(request, "user", None)
     if getattr(request, "site", None) is None or is_public(request) or user is None or not user.is_authenticated:
-        return _anonymous()
+        return {**_anonymous(), "cookie_banner": _cookie_banner(request)}
     return _member(request)
+
+
+def _cookie_banner(request: HttpRequest) -> bool:
+    """A visitor who came through a partner's link and has not chosen yet is asked whether
+    that may be remembered (apps.accounts.tracking)."""
+    return consent(request) is None and bool(tracking_from_request(request)) and request.path != "/pages/cookies"

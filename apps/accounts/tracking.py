@@ -1,22 +1,82 @@
-"""Tracking parameters (spec §7): kept in the session on arrival, removed from the
-address, stored with the account at signup."""
+"""Tracking parameters (spec §7): kept on arrival, removed from the address, stored with
+the account at signup.
 
+They are kept in a signed cookie of their own, never in a session: a visitor from an ad
+gets no login session and no database row before they sign up. Without the visitor's
+consent to non-essential cookies the cookie lasts only until the browser closes: enough
+for the signup the visitor came to make (and for the site's rule that signups need a
+traffic source, spec §5), nothing more. With consent ("all", chosen on the cookie banner
+or /pages/cookies) it lasts TRACKING_DAYS, so a signup on a later visit is attributed
+too. docs/decisions.md says why."""
+
+import json
 from urllib.parse import urlencode
 
-from django.http import HttpRequest, HttpResponseRedirect
+from django.conf import settings
+from django.core import signing
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 
 from apps.accounts.models import SignupTracking
 
-SESSION_KEY = "tracking"
 PARAMS = SignupTracking.TRACKING_FIELDS
+COOKIE = f"{settings.COOKIE_PREFIX}tracking"
+SALT = "apps.accounts.tracking"
+TRACKING_DAYS = 30
+VALUE_MAX_LENGTH = 100
+
+CONSENT_COOKIE = f"{settings.COOKIE_PREFIX}consent"
+CONSENT_ALL, CONSENT_NECESSARY = "all", "necessary"
+CONSENT_DAYS = 180
 
 
-def tracking_from_session(request: HttpRequest) -> dict[str, str]:
-    return dict(request.session.get(SESSION_KEY) or {})
+def consent(request: HttpRequest) -> str | None:
+    """The visitor's cookie choice: "all", "necessary", or None when not made yet."""
+    value = request.COOKIES.get(CONSENT_COOKIE)
+    return value if value in (CONSENT_ALL, CONSENT_NECESSARY) else None
+
+
+def tracking_from_request(request: HttpRequest) -> dict[str, str]:
+    try:
+        raw = request.get_signed_cookie(COOKIE, default=None, salt=SALT)
+        data = json.loads(raw) if raw else {}
+    except (signing.BadSignature, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {key: str(value)[:VALUE_MAX_LENGTH] for key, value in data.items() if key in PARAMS and value}
 
 
 def has_tracking_network(request: HttpRequest) -> bool:
-    return bool(tracking_from_session(request).get("network"))
+    return bool(tracking_from_request(request).get("network"))
+
+
+def tracking_cookie_set(response: HttpResponse, request: HttpRequest, data: dict[str, str]) -> None:
+    """Writes the tracking cookie: until the browser closes, or TRACKING_DAYS with consent."""
+    lasting = consent(request) == CONSENT_ALL
+    response.set_signed_cookie(
+        COOKIE,
+        json.dumps(data, separators=(",", ":")),
+        salt=SALT,
+        max_age=TRACKING_DAYS * 24 * 3600 if lasting else None,
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Lax",
+    )
+
+
+def consent_set(response: HttpResponse, request: HttpRequest, choice: str) -> None:
+    """Stores the cookie choice; the tracking cookie follows it at once."""
+    response.set_cookie(
+        CONSENT_COOKIE,
+        choice,
+        max_age=CONSENT_DAYS * 24 * 3600,
+        secure=settings.SESSION_COOKIE_SECURE,
+        samesite="Lax",
+    )
+    tracking = tracking_from_request(request)
+    if tracking:
+        request.COOKIES[CONSENT_COOKIE] = choice
+        tracking_cookie_set(response, request, tracking)
 
 
 class TrackingMiddleware:
@@ -26,9 +86,10 @@ class TrackingMiddleware:
     def __call__(self, request: HttpRequest):
         site = getattr(request, "site", None)
         if request.method == "GET" and site is not None and any(key in request.GET for key in PARAMS):
-            found = {key: request.GET[key][:100] for key in PARAMS if request.GET.get(key)}
-            if found:
-                request.session[SESSION_KEY] = {**tracking_from_session(request), **found}
+            found = {key: request.GET[key][:VALUE_MAX_LENGTH] for key in PARAMS if request.GET.get(key)}
             rest = [(key, value) for key, value in request.GET.items() if key not in PARAMS]
-            return HttpResponseRedirect(request.path + (f"?{urlencode(rest)}" if rest else ""))
+            response = HttpResponseRedirect(request.path + (f"?{urlencode(rest)}" if rest else ""))
+            if found:
+                tracking_cookie_set(response, request, {**tracking_from_request(request), **found})
+            return response
         return self.get_response(request)

@@ -19,6 +19,29 @@ CONTENT_PAGES = {
 }
 
 
+@require_http_methods(["GET", "POST"])
+def cookies_page(request: HttpRequest, page: str = "cookies") -> HttpResponse:
+    """The cookie policy, with the visitor's choice of cookies (spec §2 pages-cookies). A
+    POST of `choice` ("all" or "necessary") stores it and returns to `next`."""
+    from django.contrib import messages
+    from django.utils.translation import gettext as _
+
+    from apps.accounts.tracking import CONSENT_ALL, CONSENT_NECESSARY, consent, consent_set
+
+    if request.method == "POST":
+        choice = request.POST.get("choice", "")
+        if choice not in (CONSENT_ALL, CONSENT_NECESSARY):
+            return render(request, CONTENT_PAGES["cookies"], {"page": page, "consent": consent(request)}, status=400)
+        next_url = request.POST.get("next") or request.path
+        if not url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()}):
+            next_url = request.path
+        response = HttpResponseRedirect(next_url)
+        consent_set(response, request, choice)
+        messages.success(request, _("Your cookie choice has been saved."))
+        return response
+    return render(request, CONTENT_PAGES["cookies"], {"page": page, "consent": consent(request)})
+
+
 def index(request: HttpRequest) -> HttpResponse:
     return render(request, "pages/index.html")
 

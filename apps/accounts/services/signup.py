@@ -18,7 +18,7 @@ from apps.accounts.models import SignupMessage, SignupTracking, User, UserStatus
 from apps.accounts.selectors import signup_allowed, user_by_email
 from apps.accounts.services.directory import directory_sync
 from apps.accounts.services.tokens import member_token_read
-from apps.accounts.tracking import tracking_from_session
+from apps.accounts.tracking import tracking_from_request
 from apps.common.exceptions import ApplicationError
 from apps.profiles.models import Profile, ProfileStatus
 from apps.profiles.services.profile import date_of_birth_clean, name_error
@@ -148,7 +148,7 @@ def member_signup(
     SignupTracking.objects.create(
         user=user,
         **{
-            key: value for key, value in tracking_from_session(request).items() if key in SignupTracking.TRACKING_FIELDS
+            key: value for key, value in tracking_from_request(request).items() if key in SignupTracking.TRACKING_FIELDS
         },
     )
     text = (signup_message or "").strip()
