@@ -7,7 +7,10 @@ STACK := $(PY) scripts/stack.py
 LOCALES := $(wildcard locale/*/LC_MESSAGES/django.po)
 MO := $(LOCALES:.po=.mo)
 
-.PHONY: run test bench lint typecheck vitest pytest assets messages makemessages chromium clean
+# The long API fuzz run: many generated requests per operation, site and visitor/member.
+FUZZ_EXAMPLES ?= 300
+
+.PHONY: run test bench fuzz lint typecheck vitest pytest assets messages makemessages chromium clean
 
 run: $(VENV)/.installed node_modules/.installed assets messages
 	$(STACK) run
@@ -18,6 +21,9 @@ test: $(VENV)/.installed node_modules/.installed assets messages chromium
 	npm run --silent typecheck
 	npm run --silent test
 	$(STACK) test $(PYTEST_ARGS)
+
+fuzz: $(VENV)/.installed node_modules/.installed assets messages
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(STACK) test apps/common/tests/test_fuzz_api.py $(PYTEST_ARGS)
 
 bench: $(VENV)/.installed node_modules/.installed assets messages
 	$(STACK) exec -- $(PY) -m bench $(BENCH_ARGS)

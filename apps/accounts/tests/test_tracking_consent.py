@@ -6,7 +6,7 @@ from django.conf import settings
 from django.contrib.sessions.models import Session
 
 from apps.accounts.tests.test_api import signup_data
-from apps.accounts.tracking import COOKIE, CONSENT_COOKIE, TRACKING_DAYS
+from apps.accounts.tracking import CONSENT_COOKIE, COOKIE, TRACKING_DAYS
 from conftest import on_site
 
 pytestmark = pytest.mark.django_db
@@ -64,4 +64,3 @@ def test_a_forged_tracking_cookie_is_ignored(site, client_for):
     site.save()
     response = client.post("/api/signup.php", signup_data(), content_type="application/json")
     assert response.status_code == 403 and response.json()["error"]["code"] == "signups_closed"
-
