@@ -29,6 +29,12 @@ def error_body(code: str, message: str, **extra) -> dict:
 
 
 def api_exception_handler(exc, context):
+    from apps.common.unavailable import RETRY_AFTER_SECONDS, is_unavailable, unavailable_message
+
+    if is_unavailable(exc):  # Redis, the broker or the database away: try again (apps.common.unavailable)
+        response = Response(error_body("unavailable", unavailable_message()), status=503)
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
     if isinstance(exc, ApplicationError):
         return Response(error_body(exc.code, exc.message, **exc.extra), status=exc.status_code)
     if isinstance(exc, Http404):

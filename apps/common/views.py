@@ -54,12 +54,17 @@ def _in_request_site(request: HttpRequest):
         connection.close()  # back to the pool: this thread is not the request's
 
 
+def error_page(request: HttpRequest, status: int, message: str | None) -> HttpResponse:
+    """The site's error page (the JSON error shape under /api/), in the request's site."""
+    return _error(request, status, message)
+
+
 def _error(request: HttpRequest, status: int, message: str | None) -> HttpResponse:
     with _in_request_site(request):
         return _render_error(request, status, message)
 
 
-_API_CODES = {400: "invalid", 403: "permission_denied", 404: "not_found", 500: "server_error"}
+_API_CODES = {400: "invalid", 403: "permission_denied", 404: "not_found", 500: "server_error", 503: "unavailable"}
 
 
 def _render_error(request: HttpRequest, status: int, message: str | None) -> HttpResponse:

@@ -120,6 +120,9 @@ CACHES = {
         "KEY_FUNCTION": "django_tenants.cache.make_key",
         "REVERSE_KEY_FUNCTION": "django_tenants.cache.reverse_key",
         "KEY_PREFIX": env("CACHE_KEY_PREFIX", default="dp"),
+        # A Redis that does not answer fails the request with 503 within seconds
+        # (apps.common.unavailable) instead of holding it.
+        "OPTIONS": {"socket_timeout": 2, "socket_connect_timeout": 2},
     }
 }
 
@@ -143,6 +146,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "apps.common.middleware.SiteSocketCspMiddleware",
+    # Innermost: a view's "Redis / broker / database away" becomes 503, not 500.
+    "apps.common.unavailable.ServiceUnavailableMiddleware",
 ]
 
 TEMPLATES = [

@@ -15,6 +15,7 @@ CACHES = {
         "KEY_FUNCTION": "django_tenants.cache.make_key",
         "REVERSE_KEY_FUNCTION": "django_tenants.cache.reverse_key",
         "KEY_PREFIX": "test",
+        "OPTIONS": {"socket_timeout": 2, "socket_connect_timeout": 2},
     }
 }
 # Test runs share the database server with nothing else; keep connections short

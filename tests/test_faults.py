@@ -1,0 +1,200 @@
+"""Faults on real services (issue 13): Redis cut or slowed through a TCP proxy during a
+paid message and a purchase webhook, the login lockout with Redis away, and the database
+connection lost in the middle of a paid message. Each request answers 503 or succeeds,
+never half-applied, and every balance still equals its ledger afterwards."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from urllib.parse import urlsplit
+
+import psycopg
+import pytest
+from channels.layers import channel_layers
+from django.conf import settings
+from django.db import connection
+from django.db.models.signals import pre_save
+from django.test import Client
+
+from apps.chat.models import Message
+from apps.chat.services import conversation_open
+from apps.chat.tests.helpers import credits_give, member
+from apps.credits.management.commands.credits_check import balance_mismatches
+from apps.payments.tests.helpers_core import buyer
+from apps.payments.tests.test_webhooks import paid_at_the_sandbox, webhook
+from apps.profiles.tests.helpers_view import PASSWORD, logged_in
+from conftest import on_site
+from tests.faults import TcpProxy
+from tests.live import in_thread
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def redis_proxy(settings):
+    """The cache and the channel layer reach Redis through a proxy the test controls."""
+    cache = settings.CACHES["default"]
+    target = urlsplit(cache["LOCATION"])
+    proxy = TcpProxy(target.port or 6379, target.hostname or "127.0.0.1")
+    location = f"redis://127.0.0.1:{proxy.port}{target.path or '/0'}"
+    settings.CACHES = {"default": {**cache, "LOCATION": location}}
+    layer = settings.CHANNEL_LAYERS["default"]
+    host = {**layer["CONFIG"]["hosts"][0], "address": location, "socket_connect_timeout": 2}
+    settings.CHANNEL_LAYERS = {"default": {**layer, "CONFIG": {**layer["CONFIG"], "hosts": [host]}}}
+    channel_layers.backends.clear()
+    yield proxy
+    proxy.close()
+    channel_layers.backends.clear()
+
+
+def _balanced(site) -> None:
+    with on_site(site):
+        assert list(balance_mismatches()) == []
+
+
+def _message(client: Client, conversation: int, client_id: str, text: str = "Hello"):
+    body = {"conversation": conversation, "client_id": client_id, "text": text}
+    return client.post("/api/message.php", json.dumps(body), content_type="application/json")
+
+
+def _state(site, user, conversation: int) -> tuple[int, int]:
+    with on_site(site):
+        user.refresh_from_db()
+        return user.credits, Message.objects.filter(conversation_id=conversation).count()
+
+
+def _answered_or_refused(response, site, user, conversation: int, before: tuple[int, int]) -> None:
+    """503 in the JSON error shape with nothing changed, or 201 with one message paid once."""
+    after = _state(site, user, conversation)
+    if response.status_code == 503:
+        assert response.json()["error"]["code"] == "unavailable"
+        assert response["Retry-After"]
+        assert after == before
+    else:
+        assert response.status_code == 201, response.content
+        assert after == (before[0] - response.json()["message"]["credits"], before[1] + 1)
+
+
+@pytest.fixture
+def chat_pair(site, client_for):
+    anna, ben = member(site, "Anna"), member(site, "Ben", gender="male")
+    credits_give(site, anna.user, 20)
+    with on_site(site):
+        conversation = conversation_open(user=anna.user, profile_id=ben.pk)
+    return anna, conversation.pk, logged_in(site, client_for, anna)
+
+
+@pytest.mark.parametrize("fault", ["down", "slow"])
+def test_redis_away_during_a_paid_message_send(site, chat_pair, redis_proxy, fault):
+    anna, conversation, client = chat_pair
+    before = _state(site, anna.user, conversation)
+    redis_proxy.cut() if fault == "down" else redis_proxy.slow(3)
+    client_id = uuid.uuid4().hex
+    first = _message(client, conversation, client_id)
+    _answered_or_refused(first, site, anna.user, conversation, before)
+    _balanced(site)
+
+    # Redis is back: the same message (same client_id) is stored and paid once.
+    redis_proxy.restore()
+    again = _message(client, conversation, client_id)
+    assert again.status_code in (200, 201), again.content
+    credits, count = _state(site, anna.user, conversation)
+    assert count == before[1] + 1
+    assert credits == before[0] - again.json()["message"]["credits"]
+    _balanced(site)
+
+
+def test_redis_down_during_a_purchase_webhook(site, redis_proxy):
+    with on_site(site):
+        user = buyer(site)
+        payment = paid_at_the_sandbox(site, user)
+        credits_before = user.credits
+    redis_proxy.cut()
+    client = Client(HTTP_HOST="localhost")
+    refused = webhook(client, payment.provider_id)
+    assert refused.status_code == 503  # the provider tries again later
+    assert refused.json()["error"]["code"] == "unavailable"
+    with on_site(site):
+        payment.refresh_from_db()
+        user.refresh_from_db()
+        assert (payment.status, user.credits) == ("open", credits_before)
+    redis_proxy.restore()
+    for _ in range(2):
+        assert webhook(client, payment.provider_id).status_code == 200
+    with on_site(site):
+        payment.refresh_from_db()
+        user.refresh_from_db()
+        assert payment.status == "paid" and user.credits == credits_before + payment.credits
+    _balanced(site)
+
+
+def test_with_redis_down_the_login_lockout_refuses_rather_than_allows(site, client_for, redis_proxy):
+    anna = member(site, "Anna")
+    redis_proxy.cut()
+    client = client_for(site)
+    for password in ("wrong-password", PASSWORD):
+        response = client.post(
+            "/api/user.php", {"email": anna.user.email, "password": password}, content_type="application/json"
+        )
+        assert response.status_code == 503, response.content
+        assert response.json()["error"]["code"] == "unavailable"
+    assert "_auth_user_id" not in client.session
+    redis_proxy.restore()
+    response = client.post(
+        "/api/user.php", {"email": anna.user.email, "password": PASSWORD}, content_type="application/json"
+    )
+    assert response.status_code == 200, response.content
+
+
+def test_the_database_connection_lost_in_the_middle_of_a_paid_message(site, committed):
+    """The request's connection is killed as the message is about to be stored (as when
+    PostgreSQL restarts): 503, nothing stored, nothing paid; the next request works."""
+    anna = committed.member(site, "Anna")
+    ben = committed.member(site, "Ben", gender="male")
+    in_thread(credits_give, site, anna.user, 20)
+
+    def open_conversation():
+        with on_site(site):
+            return conversation_open(user=anna.user, profile_id=ben.pk).pk
+
+    conversation = in_thread(open_conversation)
+    session = committed.session(site, anna.user)
+    dsn = settings.DATABASES["default"]
+
+    def kill_this_connection(sender, **kwargs):
+        pid = connection.connection.info.backend_pid
+        with psycopg.connect(
+            dbname=connection.settings_dict["NAME"],
+            user=dsn.get("USER") or None,
+            host=dsn.get("HOST") or None,
+            port=dsn.get("PORT") or None,
+            autocommit=True,
+        ) as other:
+            other.execute("SELECT pg_terminate_backend(%s)", [pid])
+
+    def send(client_id: str):
+        client = Client(HTTP_HOST="localhost")
+        client.cookies[settings.SESSION_COOKIE_NAME] = session
+        with on_site(site):
+            return _message(client, conversation, client_id)
+
+    def state():
+        return _state(site, anna.user, conversation)
+
+    before = in_thread(state)
+    client_id = uuid.uuid4().hex
+    pre_save.connect(kill_this_connection, sender=Message, dispatch_uid="fault-kill")
+    try:
+        lost = in_thread(send, client_id)
+    finally:
+        pre_save.disconnect(dispatch_uid="fault-kill", sender=Message)
+    assert lost.status_code == 503, lost.content
+    assert lost.json()["error"]["code"] == "unavailable"
+    assert in_thread(state) == before
+
+    retried = in_thread(send, client_id)
+    assert retried.status_code == 201, retried.content
+    credits, count = in_thread(state)
+    assert (credits, count) == (before[0] - retried.json()["message"]["credits"], before[1] + 1)
+    in_thread(_balanced, site)
