@@ -10,7 +10,7 @@ MO := $(LOCALES:.po=.mo)
 # The long API fuzz run: many generated requests per operation, site and visitor/member.
 FUZZ_EXAMPLES ?= 300
 
-.PHONY: run test bench fuzz lint typecheck vitest pytest assets messages makemessages chromium clean
+.PHONY: run test bench fuzz soak lint typecheck vitest pytest assets messages makemessages chromium clean
 
 run: $(VENV)/.installed node_modules/.installed assets messages
 	$(STACK) run
@@ -24,6 +24,10 @@ test: $(VENV)/.installed node_modules/.installed assets messages chromium
 
 fuzz: $(VENV)/.installed node_modules/.installed assets messages
 	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(STACK) test apps/common/tests/test_fuzz_api.py $(PYTEST_ARGS)
+
+# Ten minutes of members on two sites (bench/bench_soak.py); SOAK_MINUTES, SOAK_USERS.
+soak: $(VENV)/.installed node_modules/.installed assets messages
+	$(STACK) exec -- $(PY) -m bench --only soak $(BENCH_ARGS)
 
 bench: $(VENV)/.installed node_modules/.installed assets messages
 	$(STACK) exec -- $(PY) -m bench $(BENCH_ARGS)

@@ -16,7 +16,7 @@ import time
 import traceback
 from datetime import UTC, datetime
 
-from bench import bench_landing, bench_search, bench_site_create, bench_ws
+from bench import bench_landing, bench_search, bench_site_create, bench_soak, bench_ws
 from bench.common import (
     BENCH_DATABASE,
     DEFAULT_DATABASE_URL,
@@ -37,6 +37,8 @@ BENCHMARKS = {
     bench_search.NAME: bench_search,
     bench_ws.NAME: bench_ws,
 }
+# Run only when asked for (--only soak, make soak): ten minutes of load.
+OPTIONAL = {bench_soak.NAME: bench_soak}
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -45,7 +47,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--keep-database", action="store_true",
         help=f"keep the {BENCH_DATABASE} database after the run (it is kept anyway when a benchmark failed)",
     )  # fmt: skip
-    parser.add_argument("--only", choices=sorted(BENCHMARKS), help="run only this benchmark")
+    parser.add_argument("--only", choices=sorted({**BENCHMARKS, **OPTIONAL}), help="run only this benchmark")
     parser.add_argument("--sites", type=int, default=1000, help="sites in the landing benchmark (default 1000)")
     parser.add_argument(
         "--requests", type=int, default=2000, help="measured requests per landing-page phase (default 2000)"
@@ -155,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     selected = [args.only] if args.only else list(BENCHMARKS)
     results: list[Result] = []
     for name in selected:
-        module = BENCHMARKS[name]
+        module = {**BENCHMARKS, **OPTIONAL}[name]
         log(f"benchmark {name}")
         t0 = time.perf_counter()
         try:

@@ -40,7 +40,7 @@ import statistics
 import time
 import uuid
 
-from bench.common import BenchError, Result, log, uvicorn_server
+from bench.common import BenchError, Result, log, rss_bytes, uvicorn_server
 
 NAME = "ws"
 DOMAIN = "ws.bench.localhost"
@@ -87,19 +87,6 @@ def raise_fd_limit(needed: int) -> tuple[int, int]:
     if soft != resource.RLIM_INFINITY and soft < needed:
         raise BenchError(f"at most {soft} open files (hard limit {hard}); the benchmark needs about {needed}")
     return soft, hard
-
-
-def rss_bytes(pid: int) -> int:
-    try:
-        import psutil
-
-        return psutil.Process(pid).memory_info().rss
-    except ImportError:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-    raise BenchError(f"cannot read the memory of process {pid}")
 
 
 async def rss_samples(pid: int, samples: int = 3) -> list[int]:

@@ -315,3 +315,16 @@ class Result:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+def rss_bytes(pid: int) -> int:
+    try:
+        import psutil
+
+        return psutil.Process(pid).memory_info().rss
+    except ImportError:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    raise BenchError(f"cannot read the memory of process {pid}")
