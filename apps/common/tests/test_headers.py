@@ -49,3 +49,19 @@ def test_csp_connect_src_allows_any_host(site, client_for):
 def test_csp_connect_src_is_wss_over_https(site, client_for):
     response = client_for(site).get("/pages/faq", secure=True)
     assert _directive(response["Content-Security-Policy"], "connect-src") == ["'self'", "wss://localhost"]
+
+
+def test_an_inline_style_in_my_profile_is_blocked_by_the_csp():
+    """Issue 13 item 9: the CSP allows no inline style or script, so no template may carry a
+    style attribute, an event handler attribute or a <style>/<script> element without the
+    nonce (the browser tests also fail on any CSP violation Chromium reports)."""
+    from pathlib import Path
+
+    from django.conf import settings
+
+    offending = []
+    for template in sorted((Path(settings.BASE_DIR) / "templates").rglob("*.html")):
+        text = template.read_text()
+        for pattern in (r"\sstyle=\"", r"\son[a-z]+=\"", r"<style(?![^>]*nonce)", r"<script(?![^>]*(nonce|src=))"):
+            offending += [f"{template.name}: {match.group(0)!r}" for match in re.finditer(pattern, text)]
+    assert offending == []
