@@ -206,6 +206,10 @@ def profile_update(*, site: Site, user: User, data: dict) -> Profile:
     name is the account's username too, the date of birth the account's as well."""
     from apps.accounts.services.directory import directory_sync
 
+    # A member's rows are locked in one order everywhere: the account, then the profile
+    # (the e-mail confirmation locks the account and then updates the profile; the other
+    # order deadlocked with it when the last signup step was saved at the same moment).
+    User.objects.select_for_update().only("pk").get(pk=user.pk)
     profile = _profile_locked(user)
     cleaned = profile_validate(site=site, profile=profile, data=data, email=user.email)
     if not cleaned:
