@@ -288,9 +288,14 @@ def test_chat_cannot_be_scrolled_when_taller_than_the_screen(site, site_server, 
     # the newest message and must stay at its end.
     held = []
     page.route("**/media/*/chat/**", lambda route: held.append(route))
-    page.goto(site_server.url("localhost", f"/chats/{conversation}"))
+    with page.expect_request(lambda request: "/chat/" in request.url and "/media/" in request.url):
+        page.goto(site_server.url("localhost", f"/chats/{conversation}"))
     newest = page.get_by_test_id("message-text").filter(has_text="The newest one")
     expect(newest).to_be_in_viewport()
+    for _ in range(100):  # the route's handler runs as Playwright reads its events
+        if held:
+            break
+        page.evaluate("() => new Promise(requestAnimationFrame)")
     assert held, "the photo was not requested"
     for route in held:
         route.continue_()
