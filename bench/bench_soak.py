@@ -98,11 +98,12 @@ def make_sites(members: int) -> list[dict]:
     return made
 
 
-def celery_worker() -> subprocess.Popen:
+def celery_worker(port: int) -> subprocess.Popen:
     log_file = (RESULTS_DIR / "soak-celery.log").open("a")
+    env = {**server_env(), "SANDBOX_WEBHOOK_ADDRESS": f"127.0.0.1:{port}"}
     return subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config.celery", "worker", "-P", "solo", "-l", "warning"],
-        cwd=ROOT, env=server_env(), start_new_session=True, stdout=log_file, stderr=subprocess.STDOUT,
+        cwd=ROOT, env=env, start_new_session=True, stdout=log_file, stderr=subprocess.STDOUT,
     )  # fmt: skip
 
 
@@ -115,10 +116,11 @@ def run(options) -> list[Result]:
     log(f"  creating 2 sites with {members} members each")
     sites = make_sites(members)
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    worker = celery_worker()
+    worker = None
     try:
         with uvicorn_server(SITES[0][0], SITES[0][1]) as (base_url, pid):
             port = int(base_url.rsplit(":", 1)[1])
+            worker = celery_worker(port)
             data_file = RESULTS_DIR / "soak-data.json"
             data_file.write_text(
                 json.dumps(
@@ -155,7 +157,8 @@ def run(options) -> list[Result]:
             stop.set()
             sampler.join()
     finally:
-        stop_process(worker)
+        if worker is not None:
+            stop_process(worker)
     return results(prefix, samples, minutes, users)
 
 

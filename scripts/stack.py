@@ -170,6 +170,8 @@ def run(port: int) -> int:
         stack.env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
         prepare_database(stack.env)
         manage(stack.env, "setup_demo", "--port", str(port))
+        # The sandbox's webhooks reach this server whatever the site's *.localhost name.
+        stack.env.setdefault("SANDBOX_WEBHOOK_ADDRESS", f"127.0.0.1:{port}")
         stack.spawn(["npm", "run", "--silent", "watch"])
         stack.spawn(
             [

@@ -19,7 +19,8 @@ def payment_webhook_send(self, *, url: str, provider_id: str) -> bool:
     run eagerly (tests, no worker) a failure is only logged: nothing may listen there,
     and the return page and the reconcile task fetch the status anyway."""
     try:
-        response = httpx.post(url, data={"id": provider_id}, timeout=WEBHOOK_TIMEOUT_SECONDS)
+        target, headers = _webhook_target(url)
+        response = httpx.post(target, data={"id": provider_id}, headers=headers, timeout=WEBHOOK_TIMEOUT_SECONDS)
         if response.status_code < 300:
             return True
         problem = f"HTTP {response.status_code}"
@@ -30,6 +31,21 @@ def payment_webhook_send(self, *, url: str, provider_id: str) -> bool:
         return False
     logger.warning("Sandbox webhook for %s to %s failed (%s); retrying", provider_id, url, problem)
     raise self.retry(countdown=min(5 * 2**self.request.retries, 3600))
+
+
+def _webhook_target(url: str) -> tuple[str, dict]:
+    """With SANDBOX_WEBHOOK_ADDRESS ("127.0.0.1:8000") the call connects there and names the
+    site in the Host header: in development the sites' *.localhost names resolve in
+    browsers but not everywhere in Python, so the webhooks of gay.localhost never arrived."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    from django.conf import settings
+
+    address = settings.SANDBOX_WEBHOOK_ADDRESS
+    if not address:
+        return url, {}
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(netloc=address)), {"Host": parts.netloc}
 
 
 @shared_task

@@ -322,6 +322,9 @@ CELERY_BEAT_SCHEDULE: dict = {
 }
 # The sandbox gateway: a repeat order by SEPA direct debit is "pending" this long.
 SANDBOX_DIRECT_DEBIT_SETTLE_SECONDS = env.int("SANDBOX_DIRECT_DEBIT_SETTLE_SECONDS", default=5)
+# Where the sandbox's webhook calls connect ("host:port"), the site named in the Host
+# header; empty: the site's own address. `make run` sets it (apps.payments.tasks).
+SANDBOX_WEBHOOK_ADDRESS = env("SANDBOX_WEBHOOK_ADDRESS", default="")
 
 CHANNEL_LAYERS = {
     "default": {
