@@ -37,7 +37,7 @@ def webhooks(monkeypatch):
         def __init__(self, status_code: int) -> None:
             self.status_code = status_code
 
-    def post(url, data, timeout):
+    def post(url, data, timeout, headers=None):
         calls.append((url, data))
         parts = urlsplit(url)
         response = Client(HTTP_HOST=parts.hostname).post(parts.path, data)
