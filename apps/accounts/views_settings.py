@@ -152,9 +152,18 @@ def _email_check_action(request: HttpRequest, forms: dict) -> HttpResponse | int
     return redirect(_settings_url("email-notifications"))
 
 
+def _logout_all_action(request: HttpRequest, forms: dict) -> HttpResponse | int:
+    from apps.accounts.services.auth import member_logout_everywhere
+
+    member_logout_everywhere(request=request)
+    messages.success(request, _("You have been logged out on all devices."))
+    return redirect("login")
+
+
 SETTINGS_ACTIONS = {
     "email": _email_action,
     "password": _password_action,
+    "logout_all": _logout_all_action,
     "invisible": _invisible_action,
     "preferences": _preferences_action,
     "email_resume": _email_resume_action,

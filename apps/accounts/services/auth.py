@@ -47,3 +47,14 @@ def member_login(*, request: HttpRequest, email: str, password: str) -> User:
 
 def member_logout(*, request: HttpRequest) -> None:
     logout(request)
+
+
+def member_logout_everywhere(*, request: HttpRequest) -> int:
+    """Log out on all devices: this session and every other session of the member end,
+    and every open live connection of the member closes (apps.chat.events). Returns how
+    many other sessions were ended."""
+    from apps.accounts.services.deletion import member_sessions_end
+
+    user_id = request.user.pk
+    logout(request)
+    return member_sessions_end(user_id=user_id)

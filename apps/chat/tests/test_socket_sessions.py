@@ -181,3 +181,42 @@ def test_saving_a_member_without_changing_the_password_keeps_the_sockets(committ
         await socket.disconnect()
 
     run(body)
+
+
+def test_logging_out_on_all_devices_closes_every_socket(committed, site, pair):
+    """Settings, "Log out on all devices": every session ends, this one too, and every
+    socket of the member closes; the login page says so."""
+    anna, ben, _conversation = pair
+    phone, laptop = committed.session(site, anna.user), committed.session(site, anna.user)
+    bens = committed.session(site, ben.user)
+
+    def sessions_left() -> int:
+        with on_site(site):
+            return Session.objects.filter(session_key__in=[phone, laptop]).count()
+
+    async def body():
+        sockets = [_socket("localhost", phone), _socket("localhost", laptop)]
+        others = _socket("localhost", bens)
+        for socket in (*sockets, others):
+            assert (await socket.connect(timeout=TIMEOUT))[0]
+        status, _session = await database_sync_to_async(_post)(site, phone, "/notifications", {"action": "logout_all"})
+        assert status == 302
+        for socket in sockets:
+            await _closed(socket)
+        await _open(others)  # another member is not touched
+        assert await database_sync_to_async(sessions_left)() == 0
+        await others.disconnect()
+
+    run(body)
+
+
+def test_the_settings_page_offers_log_out_on_all_devices(site, client_for):
+    from apps.chat.tests.helpers import member
+    from apps.profiles.tests.helpers_view import logged_in
+
+    client = logged_in(site, client_for, member(site, "Anna"))
+    assert 'data-testid="logout-all"' in client.get("/notifications").content.decode()
+    response = client.post("/notifications", {"action": "logout_all"}, follow=True)
+    assert response.redirect_chain[-1][0].startswith("/login")
+    assert "You have been logged out on all devices." in response.content.decode()
+    assert "_auth_user_id" not in client.session
