@@ -241,7 +241,9 @@ class TestLogin:
     def test_push_subscription_is_stored(self, site, client_for, member):
         client = client_for(site)
         post(client, "/api/user.php", {"email": "anna@example.com", "password": PASSWORD})
-        subscription = {"endpoint": "https://push.example/abc", "keys": {"p256dh": "key", "auth": "secret"}}
+        from apps.accounts.tests.test_push_subscriptions import subscription_of
+
+        subscription = subscription_of("https://93.184.216.34/push/abc")
         assert post(client, "/api/user.php?push=1", {"subscription": subscription}).status_code == 200
         with on_site(site):
             assert User.objects.get(email="anna@example.com").push_subscriptions.count() == 1
