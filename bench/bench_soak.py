@@ -14,7 +14,6 @@ import subprocess
 import sys
 import threading
 import time
-from datetime import date
 
 from bench.common import (
     RESULTS_DIR,
@@ -22,6 +21,7 @@ from bench.common import (
     BenchError,
     Result,
     log,
+    members_with_sessions,
     rss_bytes,
     server_env,
     stop_process,
@@ -36,22 +36,14 @@ CREDITS = 1_000_000
 
 
 def make_sites(members: int) -> list[dict]:
-    from django.conf import settings
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.sessions.backends.db import SessionStore
     from django.db import connection
     from django_tenants.utils import tenant_context
 
-    from apps.accounts.models import User, UserStatus
     from apps.chat.services import conversation_open
-    from apps.credits.models import EntryKind
-    from apps.credits.services import credits_grant
-    from apps.profiles.models import Profile, ProfileStatus
     from apps.tenants.demo import demo_packages_ensure
     from apps.tenants.models import CreditPackage
     from apps.tenants.services import site_create
 
-    assert settings.SESSION_ENGINE == "django.contrib.sessions.backends.db"
     made = []
     for domain, name, niche in SITES:
         connection.set_schema_to_public()
@@ -62,37 +54,21 @@ def make_sites(members: int) -> list[dict]:
         demo_packages_ensure(site)
         package = CreditPackage.objects.filter(site=site, credits=50).values_list("pk", flat=True).get()
         with tenant_context(site):
-            users = User.objects.bulk_create(
-                [
-                    User(username=f"soak{n:04d}", email=f"soak{n:04d}@{domain}", password="!", status=UserStatus.ACTIVE)
-                    for n in range(members)
-                ]
+            users, profiles, sessions = members_with_sessions(
+                count=members,
+                prefix="soak",
+                email_domain=domain,
+                credits=CREDITS,
+                gender=lambda n, niche=niche: "male" if niche == 7 or n % 2 else "female",
             )
-            profiles = Profile.objects.bulk_create(
-                [
-                    Profile(
-                        user=user,
-                        name=user.username,
-                        status=ProfileStatus.ACTIVE,
-                        gender="male" if niche == 7 or n % 2 else "female",
-                        country="GB",
-                        city="Leeds",
-                        date_of_birth=date(1985, 1, 1 + n % 28),
-                    )
-                    for n, user in enumerate(users)
-                ]
-            )
-            rows = []
-            for n, (user, profile) in enumerate(zip(users, profiles, strict=True)):
-                credits_grant(user=user, credits=CREDITS, kind=EntryKind.SIGNUP_BONUS, key=f"soak:{user.pk}")
-                store = SessionStore()
-                store[SESSION_KEY] = str(user.pk)
-                store[BACKEND_SESSION_KEY] = "allauth.account.auth_backends.AuthenticationBackend"
-                store[HASH_SESSION_KEY] = user.get_session_auth_hash()
-                store.create()
-                peer = profiles[(n + 1) % members]
-                conversation = conversation_open(user=user, profile_id=peer.pk)
-                rows.append({"session": store.session_key, "profile": profile.pk, "conversation": conversation.pk})
+            rows = [
+                {
+                    "session": session,
+                    "profile": profile.pk,
+                    "conversation": conversation_open(user=user, profile_id=profiles[(n + 1) % members].pk).pk,
+                }
+                for n, (user, profile, session) in enumerate(zip(users, profiles, sessions, strict=True))
+            ]
         made.append({"domain": domain, "name": name, "package": package, "members": rows})
     connection.set_schema_to_public()
     return made

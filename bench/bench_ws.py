@@ -40,7 +40,7 @@ import statistics
 import time
 import uuid
 
-from bench.common import BenchError, Result, log, rss_bytes, uvicorn_server
+from bench.common import BenchError, Result, log, members_with_sessions, rss_bytes, uvicorn_server
 
 NAME = "ws"
 DOMAIN = "ws.bench.localhost"
@@ -130,70 +130,29 @@ def channel_keys_delete(prefix: str) -> int:
 
 def make_members(count: int) -> dict:
     """The site, `count` members with sessions and credits, a conversation per pair."""
-    from datetime import date
-
-    from django.conf import settings
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.sessions.backends.db import SessionStore
     from django.db import connection
     from django_tenants.utils import tenant_context
 
-    from apps.accounts.models import User, UserStatus
     from apps.chat.services import conversation_open
-    from apps.credits.models import EntryKind
-    from apps.credits.services import credits_grant
-    from apps.profiles.models import Profile, ProfileStatus
     from apps.tenants.services import site_create
 
-    if settings.SESSION_ENGINE != "django.contrib.sessions.backends.db":
-        raise BenchError(f"the bench writes sessions for the db engine, not {settings.SESSION_ENGINE}")
     connection.set_schema_to_public()
     site = site_create(
         name=SITE_NAME, domain=DOMAIN, countries=["GB"], languages=["en"], domain_language="en",
         support_email="support@ws.bench.localhost",
     )  # fmt: skip
-    backend = "allauth.account.auth_backends.AuthenticationBackend"
     started = time.perf_counter()
     with tenant_context(site):
-        users = User.objects.bulk_create(
-            [
-                User(
-                    username=f"member{number:05d}",
-                    email=f"member{number:05d}@ws.bench.localhost",
-                    password="!",  # unusable: nobody logs in with a password here
-                    status=UserStatus.ACTIVE,
-                )
-                for number in range(count)
-            ]
+        users, profiles, sessions = members_with_sessions(
+            count=count,
+            prefix="member",
+            email_domain=DOMAIN,
+            credits=CREDITS,
+            gender=lambda n: "female" if n % 2 else "male",
         )
-        profiles = Profile.objects.bulk_create(
-            [
-                Profile(
-                    user=user,
-                    name=user.username,
-                    status=ProfileStatus.ACTIVE,
-                    gender="female" if number % 2 else "male",
-                    country="GB",
-                    city="Leeds",
-                    date_of_birth=date(1990, 1, 1 + number % 28),
-                )
-                for number, user in enumerate(users)
-            ]
-        )
-        for user in users:
-            credits_grant(user=user, credits=CREDITS, kind=EntryKind.SIGNUP_BONUS, key=f"bench:{user.pk}")
-        sessions = []
-        for user in users:
-            store = SessionStore()
-            store[SESSION_KEY] = str(user.pk)
-            store[BACKEND_SESSION_KEY] = backend
-            store[HASH_SESSION_KEY] = user.get_session_auth_hash()
-            store.create()
-            sessions.append(store.session_key)
-        conversations = []
-        for j in range(count // 2):
-            conversation = conversation_open(user=users[2 * j], profile_id=profiles[2 * j + 1].pk)
-            conversations.append(conversation.pk)
+        conversations = [
+            conversation_open(user=users[2 * j], profile_id=profiles[2 * j + 1].pk).pk for j in range(count // 2)
+        ]
     connection.set_schema_to_public()
     return {
         "site_id": site.pk,

@@ -328,3 +328,57 @@ def rss_bytes(pid: int) -> int:
                 if line.startswith("VmRSS:"):
                     return int(line.split()[1]) * 1024
     raise BenchError(f"cannot read the memory of process {pid}")
+
+
+def members_with_sessions(*, count: int, prefix: str, email_domain: str, credits: int, gender) -> tuple:
+    """In the current site's schema: `count` active members with profiles, `credits` each
+    and a logged-in session each (db session engine). `gender(n)` gives the n-th member's.
+    Returns (users, profiles, session keys)."""
+    from datetime import date
+
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from apps.accounts.models import User, UserStatus
+    from apps.credits.models import EntryKind
+    from apps.credits.services import credits_grant
+    from apps.profiles.models import Profile, ProfileStatus
+
+    if settings.SESSION_ENGINE != "django.contrib.sessions.backends.db":
+        raise BenchError(f"the bench writes sessions for the db engine, not {settings.SESSION_ENGINE}")
+    users = User.objects.bulk_create(
+        [
+            User(
+                username=f"{prefix}{n:05d}",
+                email=f"{prefix}{n:05d}@{email_domain}",
+                password="!",  # unusable: nobody logs in with a password here
+                status=UserStatus.ACTIVE,
+            )
+            for n in range(count)
+        ]
+    )
+    profiles = Profile.objects.bulk_create(
+        [
+            Profile(
+                user=user,
+                name=user.username,
+                status=ProfileStatus.ACTIVE,
+                gender=gender(n),
+                country="GB",
+                city="Leeds",
+                date_of_birth=date(1990, 1, 1 + n % 28),
+            )
+            for n, user in enumerate(users)
+        ]
+    )
+    sessions = []
+    for user in users:
+        credits_grant(user=user, credits=credits, kind=EntryKind.SIGNUP_BONUS, key=f"bench:{user.pk}")
+        store = SessionStore()
+        store[SESSION_KEY] = str(user.pk)
+        store[BACKEND_SESSION_KEY] = "allauth.account.auth_backends.AuthenticationBackend"
+        store[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        store.create()
+        sessions.append(store.session_key)
+    return users, profiles, sessions

@@ -2,6 +2,7 @@
 badges, the islands' initial state (#app-state) and the activation reminder."""
 
 from django.http import HttpRequest
+from django.urls import reverse
 
 from apps.accounts.selectors import (
     activation_reminder,
@@ -54,7 +55,9 @@ def _member(request: HttpRequest) -> dict:
 
 def member(request: HttpRequest) -> dict:
     user = getattr(request, "user", None)
-    if getattr(request, "site", None) is None or is_public(request) or user is None or not user.is_authenticated:
+    if getattr(request, "site", None) is None or is_public(request):  # the operators' host
+        return _anonymous()
+    if user is None or not user.is_authenticated:
         return {**_anonymous(), "cookie_banner": _cookie_banner(request)}
     return _member(request)
 
@@ -62,4 +65,6 @@ def member(request: HttpRequest) -> dict:
 def _cookie_banner(request: HttpRequest) -> bool:
     """A visitor who came through a partner's link and has not chosen yet is asked whether
     that may be remembered (apps.accounts.tracking)."""
-    return consent(request) is None and bool(tracking_from_request(request)) and request.path != "/pages/cookies"
+    if consent(request) is not None or request.path == reverse("pages-cookies"):
+        return False
+    return bool(tracking_from_request(request))

@@ -32,7 +32,6 @@ from importlib import import_module
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
-from django.http.cookie import parse_cookie
 from django.utils import timezone
 from django_tenants.utils import tenant_context
 
@@ -91,12 +90,16 @@ def _delivered_pending(site, user) -> int:
     return _in_site(site, messages_delivered_pending, user=user)
 
 
-def session_expiry(site, user_id: int, session_key: str) -> datetime | None:
-    """When the session expires, if it still logs in this member (not logged out or
-    ended, same password, account active and not deleted); None otherwise."""
+def session_member(site, session_key: str | None):
+    """(the member the session logs in, or AnonymousUser; the session's expiry or None),
+    read in the site's schema, where sessions and accounts live. Django's get_user also
+    checks the password hash kept in the session. Shared with apps.chat.routing."""
     from django.contrib.auth import get_user
+    from django.contrib.auth.models import AnonymousUser
     from django.contrib.sessions.models import Session
 
+    if not session_key:
+        return AnonymousUser(), None
     engine = import_module(settings.SESSION_ENGINE)
     with tenant_context(site):
 
@@ -104,14 +107,25 @@ def session_expiry(site, user_id: int, session_key: str) -> datetime | None:
             session = engine.SessionStore(session_key)
 
         user = get_user(_Request())
-        if (
-            not user.is_authenticated
-            or user.pk != user_id
-            or not user.is_active
-            or getattr(user, "status", None) == UserStatus.DELETED
-        ):
-            return None
-        return Session.objects.filter(session_key=session_key).values_list("expire_date", flat=True).first()
+        if not user.is_authenticated:
+            return user, None
+        return user, Session.objects.filter(session_key=session_key).values_list("expire_date", flat=True).first()
+
+
+def _may_connect(user) -> bool:
+    return bool(
+        user is not None
+        and user.is_authenticated
+        and user.is_active
+        and getattr(user, "status", None) != UserStatus.DELETED
+    )
+
+
+def session_expiry(site, user_id: int, session_key: str) -> datetime | None:
+    """When the session expires, if it still logs in this member (not logged out or
+    ended, same password, account active and not deleted); None otherwise."""
+    user, expires = session_member(site, session_key)
+    return expires if _may_connect(user) and user.pk == user_id else None
 
 
 class MemberConsumer(AsyncWebsocketConsumer):
@@ -121,41 +135,25 @@ class MemberConsumer(AsyncWebsocketConsumer):
         self.group = None
         self.revoked = False
         self.checker: asyncio.Task | None = None
-        if (
-            self.site is None
-            or self.user is None
-            or not self.user.is_authenticated
-            or not self.user.is_active
-            or self.user.status == UserStatus.DELETED
-        ):
+        self.session_key = self.scope.get("session_key") or ""
+        self.expires = self.scope.get("session_expires")
+        if self.site is None or not _may_connect(self.user) or self.expires is None:
             await self.close(code=CLOSE_UNAUTHORIZED)
             return
         self.group = member_group(site_id=self.site.pk, user_id=self.user.pk)
-        self.session_key = self._session_key()
-        self.session = session_token(self.session_key) if self.session_key else ""
-        expires = await database_sync_to_async(session_expiry)(self.site, self.user.pk, self.session_key)
-        if expires is None:
-            self.group = None
-            await self.close(code=CLOSE_UNAUTHORIZED)
-            return
+        self.session = session_token(self.session_key)
         self.tokens = float(RATE_BURST)
         self.tokens_at = time.monotonic()
         self.typing_sent: dict[int, float] = {}
         self.peers: dict[int, tuple[float, int | None]] = {}
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
-        self.checker = asyncio.create_task(self._check_periodically(expires))
+        self.checker = asyncio.create_task(self._check_periodically())
         # The device is online: what was sent to the member meanwhile is delivered now.
         try:
             await database_sync_to_async(_delivered_pending)(self.site, self.user)
         except Exception:  # never keeps the socket from working; the next connect tries again
             logger.exception("delivered state of member %s not updated on connect", self.user.pk)
-
-    def _session_key(self) -> str:
-        for key, value in self.scope.get("headers") or []:
-            if key == b"cookie":
-                return parse_cookie(value.decode("latin1")).get(settings.SESSION_COOKIE_NAME) or ""
-        return ""
 
     async def disconnect(self, code) -> None:
         if self.checker is not None:
@@ -181,8 +179,7 @@ class MemberConsumer(AsyncWebsocketConsumer):
         await self.close(code=CLOSE_UNAUTHORIZED)
         return False
 
-    async def _check_periodically(self, expires: datetime) -> None:
-        self.expires = expires
+    async def _check_periodically(self) -> None:
         with contextlib.suppress(asyncio.CancelledError):
             while not self.revoked:
                 until_expiry = (self.expires - timezone.now()).total_seconds() + 1

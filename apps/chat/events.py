@@ -13,6 +13,7 @@ import logging
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import connection, transaction
+from django_tenants.utils import get_public_schema_name
 
 logger = logging.getLogger(__name__)
 
@@ -164,7 +165,7 @@ def member_auth_changed(sender, instance, created, **kwargs) -> None:
     loaded = getattr(instance, "_auth_loaded", None)
     now = tuple(instance.__dict__.get(name) for name in _AUTH_FIELDS)
     instance._auth_loaded = now
-    if created or loaded is None or connection.schema_name == "public":
+    if created or loaded is None or connection.schema_name == get_public_schema_name():
         return
     if any(old is not None and old != new for old, new in zip(loaded, now, strict=True)):
         member_sockets_revoke(user_id=instance.pk)

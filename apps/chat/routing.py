@@ -17,13 +17,11 @@ from urllib.parse import urlparse
 from channels.db import database_sync_to_async
 from channels.security.websocket import WebsocketDenier
 from django.conf import settings
-from django.contrib.auth import get_user
 from django.contrib.auth.models import AnonymousUser
 from django.http.cookie import parse_cookie
 from django.urls import path
-from django_tenants.utils import tenant_context
 
-from apps.chat.consumers import MemberConsumer
+from apps.chat.consumers import MemberConsumer, session_member
 
 
 def _header(scope, name: bytes) -> str:
@@ -65,19 +63,9 @@ def _site_and_member(hostname: str, session_key: str | None):
 
     site = site_for_host(hostname) if hostname else None
     if site is None:
-        return None, AnonymousUser()
+        return None, AnonymousUser(), None
     site.domain_url = hostname
-    if not session_key:
-        return site, AnonymousUser()
-    from importlib import import_module
-
-    engine = import_module(settings.SESSION_ENGINE)
-    with tenant_context(site):
-
-        class _Request:  # What django.contrib.auth.get_user reads.
-            session = engine.SessionStore(session_key)
-
-        return site, get_user(_Request())
+    return site, *session_member(site, session_key)
 
 
 class SiteSessionMiddleware:
@@ -87,8 +75,9 @@ class SiteSessionMiddleware:
     async def __call__(self, scope, receive, send):
         cookies = parse_cookie(_header(scope, b"cookie"))
         hostname = _hostname(_header(scope, b"host"))
-        site, user = await _site_and_member(hostname, cookies.get(settings.SESSION_COOKIE_NAME))
-        scope = {**scope, "site": site, "user": user}
+        session_key = cookies.get(settings.SESSION_COOKIE_NAME)
+        site, user, expires = await _site_and_member(hostname, session_key)
+        scope = {**scope, "site": site, "user": user, "session_key": session_key, "session_expires": expires}
         return await self.application(scope, receive, send)
 
 

@@ -29,10 +29,10 @@ def error_body(code: str, message: str, **extra) -> dict:
 
 
 def api_exception_handler(exc, context):
-    from apps.common.unavailable import RETRY_AFTER_SECONDS, is_unavailable, unavailable_message
+    from apps.common.unavailable import RETRY_AFTER_SECONDS, is_unavailable, unavailable_body
 
     if is_unavailable(exc):  # Redis, the broker or the database away: try again (apps.common.unavailable)
-        response = Response(error_body("unavailable", unavailable_message()), status=503)
+        response = Response(unavailable_body(), status=503)
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response
     if isinstance(exc, ApplicationError):

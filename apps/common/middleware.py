@@ -78,9 +78,11 @@ class BadInputMiddleware:
             from django.http import JsonResponse
             from django.utils.translation import gettext as _
 
+            from apps.common.exceptions import error_body
+
             message = _("This request contains characters that are not allowed.")
             if request.path.startswith("/api/"):
-                return JsonResponse({"error": {"code": "invalid", "message": message}}, status=400)
+                return JsonResponse(error_body("invalid", message), status=400)
             raise BadRequest(message)
         return self.get_response(request)
 

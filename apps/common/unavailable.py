@@ -33,10 +33,15 @@ def unavailable_message() -> str:
     return _("The service is busy right now. Please try again in a moment.")
 
 
+def unavailable_body() -> dict:
+    """The API's 503 answer (also apps.common.exceptions for DRF views)."""
+    return error_body("unavailable", unavailable_message())
+
+
 def unavailable_response(request: HttpRequest, exc: BaseException) -> HttpResponse:
     logger.warning("503 for %s %s: %s: %s", request.method, request.path, type(exc).__name__, exc)
     if request.path.startswith("/api/"):
-        response: HttpResponse = JsonResponse(error_body("unavailable", unavailable_message()), status=503)
+        response: HttpResponse = JsonResponse(unavailable_body(), status=503)
     else:
         from apps.common.views import error_page
 
