@@ -118,3 +118,25 @@ def test_hostile_json_to_a_member_call(site, client_for):
             response = getattr(client, method)(path, data=json.dumps(body), content_type="application/json")
             assert 400 <= response.status_code < 500, (path, body, response.status_code)
             _json_error(response)
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "content_type"),
+    [
+        ("/pages/cookies", b"choice=all%00", "application/x-www-form-urlencoded"),
+        ("/pages/cookies", b"--x\r\n", "multipart/form-data"),
+        ("/pages/cookies", b"choice=" + "é".encode("latin-1"), "application/x-www-form-urlencoded"),
+        ("/notifications", b"action=logout_all%00", "application/x-www-form-urlencoded"),
+        ("/notifications", b"--x\r\n", "multipart/form-data"),
+    ],
+)
+def test_the_new_pages_answer_bad_bodies_with_4xx(site, client_for, path, body, content_type):
+    client = logged_in(site, client_for, member(site, "Anna")) if path == "/notifications" else client_for(site)
+    response = client.generic("POST", path, data=body, content_type=content_type)
+    assert 400 <= response.status_code < 500, (path, body, response.status_code)
+
+
+def test_a_gift_picture_path_with_a_nul_byte_or_another_sites_id(site, gay_site, client_for):
+    gifts = "/media/public/gifts"
+    for path in (f"{gifts}/rose%00.jpg", f"{gifts}/..%2frose.jpg", f"{gifts}/9999.jpg"):
+        assert client_for(site).get(path).status_code in (400, 404), path
