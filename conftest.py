@@ -10,6 +10,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 from django.db import connection
@@ -17,6 +18,9 @@ from django.test import Client
 from django_tenants.utils import schema_context
 
 from apps.tenants.models import Site
+
+if TYPE_CHECKING:
+    from tests.fake_push import FakePushService
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -51,6 +55,18 @@ def django_db_setup(django_db_setup, django_db_blocker):
 def _public_schema_after_test():
     yield
     connection.set_schema_to_public()
+
+
+@pytest.fixture(autouse=True)
+def _celery_join_allowed():
+    """Eager tasks (the test settings) mark "inside a task" in a process-wide flag and put
+    the old value back when they end; two running at once in the live server's threads (a
+    message's notice, a mail) can leave it set, and a later test's `.get()` then fails with
+    "Never call result.get() within a task!". Each test starts with it cleared."""
+    from celery._state import _set_task_join_will_block
+
+    _set_task_join_will_block(False)
+    yield
 
 
 @pytest.fixture(autouse=True)
@@ -252,3 +268,17 @@ def page(browser_context):
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     yield page
     assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+# --- Web Push ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def fake_push() -> Iterator[FakePushService]:
+    """A local Web Push service (tests/fake_push.py) on 127.0.0.1 with a random port:
+    `fake_push.subscription()` makes a browser's subscription, pushes sent to it are
+    checked (VAPID, TTL, aes128gcm) and decrypted into `fake_push.pushes`."""
+    from tests.fake_push import FakePushService
+
+    with FakePushService() as service:
+        yield service

@@ -5,10 +5,13 @@ from django.urls import path
 from django.views.generic import RedirectView
 
 from apps.common import views as common_views
+from apps.notifications.webhooks import mail_events
 
 urlpatterns = [
     path("healthz", common_views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    # The mail provider's bounce and complaint reports (apps.notifications.webhooks).
+    path("hooks/mail", mail_events, name="mail-events"),
     path("", RedirectView.as_view(url="/admin/", permanent=False)),
 ]
 

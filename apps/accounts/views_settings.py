@@ -225,15 +225,19 @@ def unsubscribe(request: HttpRequest) -> HttpResponse:
     token = (request.POST.get("token") or request.GET.get("token") or "")[:1000]
     if request.method == "POST":
         try:
-            account_settings.email_unsubscribe(token=token)
+            member = account_settings.email_unsubscribe(token=token)
         except ApplicationError as error:
             return render(request, "accounts/settings/unsubscribe.html", {"error": error.message}, status=400)
-        return render(request, "accounts/settings/unsubscribe.html", {"done": True})
+        return render(request, "accounts/settings/unsubscribe.html", {"done": True, "kind": _kind_label(member)})
     try:
-        account_settings.unsubscribe_member(token=token)
+        member = account_settings.unsubscribe_member(token=token)
     except ApplicationError as error:
         return render(request, "accounts/settings/unsubscribe.html", {"error": error.message}, status=400)
-    return render(request, "accounts/settings/unsubscribe.html", {"token": token})
+    return render(request, "accounts/settings/unsubscribe.html", {"token": token, "kind": _kind_label(member)})
+
+
+def _kind_label(member: User) -> str:
+    return str(dict(NOTIFICATION_TYPES).get(getattr(member, "unsubscribe_kind", ""), ""))
 
 
 # --- Deleting the account ------------------------------------------------------------

@@ -31,6 +31,7 @@ from apps.chat.payloads import message_payload
 from apps.common.exceptions import ApplicationError
 from apps.credits.models import EntryKind
 from apps.credits.services import credits_spend, not_enough_credits_error
+from apps.notifications.services import notice_event
 from apps.profiles.images import image_filename, process_upload
 from apps.profiles.models import Block, Profile, ProfileStatus
 from apps.profiles.visibility import profiles_visible_to
@@ -359,6 +360,19 @@ def message_send(
                     last_message_at=now,
                     deleted_at=None,
                 )
+                if recipient is not None:  # an e-mail or push if still unread after a while
+                    notice_event(
+                        user=recipient,
+                        kind="new_conversations" if first else "new_messages",
+                        item={
+                            "m": message.pk,
+                            "c": conversation.pk,
+                            "p": mine.profile_id,
+                            "n": sender.username,
+                            "k": content.kind,
+                            "t": (content.text or "")[:200],
+                        },
+                    )
     except BaseException:
         _files_delete(files)
         raise

@@ -6,9 +6,11 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from apps.accounts.models import User
 from apps.chat.events import like_announce
 from apps.common.exceptions import ApplicationError
 from apps.likes.models import Like, LikeSource
+from apps.notifications.services import notice_event
 from apps.profiles.models import Profile
 from apps.profiles.visibility import profiles_visible_to
 
@@ -55,16 +57,24 @@ def like_create(*, liker, profile_id: int, source: str = LikeSource.PROFILE) -> 
     already = _("You already like %(name)s.") % {"name": profile.name}
     if Like.objects.filter(liker=liker, profile=profile).exists():
         raise ApplicationError("already_liked", already)
+    own = _own_profile(liker)
     try:
         with transaction.atomic():
             like = Like.objects.create(liker=liker, profile=profile, source=source)
+            is_match = bool(
+                own is not None
+                and profile.user_id
+                and Like.objects.filter(liker_id=profile.user_id, profile=own).exists()
+            )
+            if own is not None and profile.user_id:  # an e-mail or push if still unseen after a while
+                notice_event(
+                    user=User.objects.get(pk=profile.user_id),
+                    kind="like",
+                    item={"l": like.pk, "p": own.pk, "n": own.name, "match": is_match},
+                )
     except IntegrityError:  # unique (liker, profile): a double click won the race
         raise ApplicationError("already_liked", already) from None
     like.profile = profile
-    own = _own_profile(liker)
-    is_match = bool(
-        own is not None and profile.user_id and Like.objects.filter(liker_id=profile.user_id, profile=own).exists()
-    )
     like_announce(liker=liker, liker_profile=own, profile=profile, is_match=is_match)
     return like, is_match
 

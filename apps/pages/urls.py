@@ -1,10 +1,13 @@
 from django.urls import path
 
-from apps.pages import views
+from apps.pages import pwa, views
 
 urlpatterns = [
     path("", views.index, name="index"),
     path("lang-config", views.lang_config, name="lang-config"),
+    # The installable app (apps.pages.pwa): the manifest and the icons it names.
+    path("manifest.webmanifest", pwa.manifest, name="web-manifest"),
+    path("icons/<slug:name>.png", pwa.icon, name="pwa-icon"),
     *[
         path(
             f"pages/{page}",

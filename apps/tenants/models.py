@@ -466,3 +466,59 @@ class Gift(models.Model):
     def clean(self) -> None:
         if not self.emoji and not self.image:
             raise ValidationError({"emoji": [_("Give the gift an emoji or a picture.")]})
+
+
+class CampaignKind(models.TextChoices):
+    NEWS = "news", _("News")
+    PROMOTIONS = "promotions", _("Promotions")
+
+
+class CampaignState(models.TextChoices):
+    DRAFT = "draft", _("Draft")
+    QUEUED = "queued", _("Queued")
+    SENDING = "sending", _("Sending")
+    DONE = "done", _("Done")
+
+
+class Campaign(models.Model):
+    """A "news" or "promotions" notice an operator sends to a site's members who opted
+    in to that type (apps.notifications.campaigns). Public schema; each member's copy is
+    an outbox row in the site's schema, and the counts here follow them."""
+
+    site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="campaigns")
+    kind = models.CharField(_("type"), max_length=20, choices=CampaignKind.choices, default=CampaignKind.NEWS)
+    language = models.CharField(
+        _("language"),
+        max_length=5,
+        choices=LANGUAGE_CHOICES,
+        blank=True,
+        help_text=_("Only members who use the site in this language; empty: all members."),
+    )
+    title = models.CharField(_("title"), max_length=80, help_text=_("The push title and the e-mail's heading."))
+    body = models.TextField(_("text"), max_length=1000)
+    button = models.CharField(_("button"), max_length=40, blank=True)
+    url = models.CharField(
+        _("page"),
+        max_length=200,
+        default="/",
+        help_text=_("A page of the site the notice opens, e.g. /credits."),
+        validators=[RegexValidator(r"^/(?!/)[^\s\\]*$", _("Enter a path of the site starting with /."))],
+    )
+    email = models.BooleanField(_("by e-mail"), default=True)
+    push = models.BooleanField(_("by push"), default=True)
+    state = models.CharField(_("state"), max_length=10, choices=CampaignState.choices, default=CampaignState.DRAFT)
+    total = models.PositiveIntegerField(_("to send"), default=0)
+    sent = models.PositiveIntegerField(_("sent"), default=0)
+    failed = models.PositiveIntegerField(_("failed"), default=0)
+    skipped = models.PositiveIntegerField(_("skipped"), default=0)
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    started_at = models.DateTimeField(_("started"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("campaign")
+        verbose_name_plural = _("campaigns")
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return self.title

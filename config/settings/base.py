@@ -51,6 +51,7 @@ TENANT_APPS = [
     "apps.payments",
     "apps.chat",
     "apps.pages",
+    "apps.notifications",
 ]
 
 INSTALLED_APPS = list(SHARED_APPS) + [app for app in TENANT_APPS if app not in SHARED_APPS]
@@ -319,6 +320,20 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "apps.payments.tasks.payments_reconcile",
         "schedule": 5 * 60,
     },
+    # Send the notices whose own task was lost (apps.notifications.tasks.notices_sweep).
+    "notifications-sweep": {
+        "task": "apps.notifications.tasks.notices_sweep",
+        "schedule": 60,
+    },
+    # Unread-message and come-back reminders, in the late afternoon (Europe).
+    "notifications-reminders": {
+        "task": "apps.notifications.tasks.reminders_daily",
+        "schedule": crontab(hour=16, minute=5),
+    },
+    "notifications-weekly": {
+        "task": "apps.notifications.tasks.weekly_updates",
+        "schedule": crontab(day_of_week=0, hour=17, minute=5),
+    },
 }
 # The sandbox gateway: a repeat order by SEPA direct debit is "pending" this long.
 SANDBOX_DIRECT_DEBIT_SETTLE_SECONDS = env.int("SANDBOX_DIRECT_DEBIT_SETTLE_SECONDS", default=5)
@@ -349,6 +364,29 @@ CHANNEL_LAYERS = {
 # --- E-mail --------------------------------------------------------------------
 EMAIL_BACKEND = env("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="no-reply@localhost")
+
+# --- Notifications (apps.notifications, docs/notifications.md) -------------------
+# An unread message or an unseen like becomes a push after this many seconds, an
+# e-mail after that many; what arrives meanwhile goes out as one notice.
+NOTICE_DELAY_PUSH = env.int("NOTICE_DELAY_PUSH", default=30)
+NOTICE_DELAY_EMAIL = env.int("NOTICE_DELAY_EMAIL", default=300)
+# Web push (VAPID, RFC 8292): one key pair per deployment, base64url (the raw 32-byte
+# private value and the 65-byte public point). `make run` makes one in .data/vapid.json;
+# a site may have its own (Site.push_public_key / push_private_key).
+VAPID_PRIVATE_KEY = env("VAPID_PRIVATE_KEY", default="")
+VAPID_PUBLIC_KEY = env("VAPID_PUBLIC_KEY", default="")
+# How long a push service keeps a notice for an offline device (seconds).
+PUSH_TTL = env.int("PUSH_TTL", default=24 * 60 * 60)
+# Push endpoints are checked again when sending (DNS may have changed since the member
+# subscribed): only public addresses. Tests that use a local fake push service turn it off.
+PUSH_ENDPOINT_CHECK = env.bool("PUSH_ENDPOINT_CHECK", default=True)
+# Links in e-mails and pushes: scheme and port of the sites' hosts (`make run` sets http
+# and its port; production serves https on 443).
+SITE_URL_SCHEME = env("SITE_URL_SCHEME", default="https")
+SITE_URL_PORT = env("SITE_URL_PORT", default="")
+# The mail provider's bounce and complaint webhook (/hooks/mail on the operators' host):
+# requests are signed with this secret (HMAC-SHA256); empty: the webhook is off.
+MAIL_WEBHOOK_SECRET = env("MAIL_WEBHOOK_SECRET", default="")
 
 # --- SMS and SMS direct debit (apps.payments.sms, apps.payments.directdebit) ----
 SMS_BACKEND = env("SMS_BACKEND", default="apps.payments.sms.ConsoleBackend")

@@ -6,3 +6,6 @@ DEBUG = env.bool("DJANGO_DEBUG", default=True)
 # Serve the freshly built assets straight from static/ while developing.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+
+# Links in e-mails and pushes point at the development server (`make run` sets the port).
+SITE_URL_SCHEME = env("SITE_URL_SCHEME", default="http")

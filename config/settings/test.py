@@ -23,3 +23,13 @@ CACHES = {
 DATABASES = {"default": database_from_url(DATABASE_URL, CONN_MAX_AGE=0)}
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+
+# A VAPID key pair for the test run, unless the environment gives one.
+if not env("VAPID_PRIVATE_KEY", default=""):
+    from apps.notifications.vapid import vapid_keys_generate
+
+    VAPID_PRIVATE_KEY, VAPID_PUBLIC_KEY = vapid_keys_generate()
+SITE_URL_SCHEME = "http"
+# Notices wait for nothing in tests unless a test says so.
+NOTICE_DELAY_PUSH = 0
+NOTICE_DELAY_EMAIL = 0

@@ -130,7 +130,8 @@ def email_change_confirm(*, key: str) -> User:
     if user.email_disabled_reason == EmailDisabledReason.BOUNCE:
         # The bounce was for the old address.
         user.email_disabled_reason = ""
-        changed.append("email_disabled_reason")
+        user.email_disabled_at = None
+        changed += ["email_disabled_reason", "email_disabled_at"]
     try:
         with transaction.atomic():
             address.verified = True
@@ -171,7 +172,8 @@ def email_check_confirm(*, key: str) -> User:
     changed = _member_confirmed(user)
     if user.email_disabled_reason == EmailDisabledReason.BOUNCE:
         user.email_disabled_reason = ""
-        changed.append("email_disabled_reason")
+        user.email_disabled_at = None
+        changed += ["email_disabled_reason", "email_disabled_at"]
     if changed:
         user.save(update_fields=changed)
         directory_sync(user=user)
@@ -222,44 +224,83 @@ def invisible_set(*, user: User, invisible: bool) -> None:
 
 def notification_preferences_set(*, user: User, email_types: list[str], push_types: list[str]) -> None:
     """Store the notification types the member wants per channel; unknown names are
-    dropped and the stored order is that of spec §3."""
+    dropped and the stored order is that of spec §3. Choosing again ends an unsubscribe
+    (a bounce or a complaint has its own remedy)."""
     user.email_notifications = [name for name in NOTIFICATION_TYPE_NAMES if name in set(email_types)]
     user.push_notifications = [name for name in NOTIFICATION_TYPE_NAMES if name in set(push_types)]
-    user.save(update_fields=["email_notifications", "push_notifications"])
+    fields = ["email_notifications", "push_notifications"]
+    if user.email_disabled_reason == EmailDisabledReason.UNSUBSCRIBE:
+        user.email_disabled_reason = ""
+        user.email_disabled_at = None
+        fields += ["email_disabled_reason", "email_disabled_at"]
+    user.save(update_fields=fields)
 
 
 def email_notifications_resume(*, user: User) -> None:
     """Remedy for a spam complaint or an unsubscribe: the member asks for e-mail again.
-    A bounce needs a working address instead (`email_check_request`, a new address)."""
+    A member who had unsubscribed from everything gets the default types back. A bounce
+    needs a working address instead (`email_check_request`, a new address)."""
+    from apps.notifications.consent import default_notification_types
+
     if user.email_disabled_reason == EmailDisabledReason.BOUNCE:
         raise ApplicationError(
             "bounce", _("First check your e-mail address: our e-mails to it could not be delivered.")
         )
     if user.email_disabled_reason:
         user.email_disabled_reason = ""
-        user.save(update_fields=["email_disabled_reason"])
+        user.email_disabled_at = None
+        fields = ["email_disabled_reason", "email_disabled_at"]
+        if not user.email_notifications:
+            user.email_notifications = default_notification_types(user.country.code if user.country else "")
+            fields.append("email_notifications")
+        user.save(update_fields=fields)
 
 
-def unsubscribe_url(*, request: HttpRequest, user: User) -> str:
-    """The one-click unsubscribe link for the member's e-mails. It does not expire: an
-    old e-mail's link must keep working."""
-    return _absolute(request, "unsubscribe", token=member_token_make(purpose=UNSUBSCRIBE, member_id=user.pk))
+def unsubscribe_url(*, request: HttpRequest, user: User, kind: str = "") -> str:
+    """The one-click unsubscribe link for the member's e-mails of `kind` (a notification
+    type), or of all of them. It does not expire: an old e-mail's link must keep working."""
+    extra = {"k": kind} if kind else {}
+    return _absolute(request, "unsubscribe", token=member_token_make(purpose=UNSUBSCRIBE, member_id=user.pk, **extra))
+
+
+def _unsubscribe_payload(token: str) -> tuple[User, str]:
+    payload = member_token_read(purpose=UNSUBSCRIBE, token=token)
+    user = User.objects.filter(pk=payload["m"]).first() if payload else None
+    kind = payload.get("k", "") if payload else ""
+    if user is None or (kind and kind not in NOTIFICATION_TYPE_NAMES):
+        raise link_invalid_error()
+    return user, kind
 
 
 def unsubscribe_member(*, token: str) -> User:
-    """The member an unsubscribe link is for (read only)."""
-    payload = member_token_read(purpose=UNSUBSCRIBE, token=token)
-    user = User.objects.filter(pk=payload["m"]).first() if payload else None
-    if user is None:
-        raise link_invalid_error()
+    """The member an unsubscribe link is for (read only); `user.unsubscribe_kind` is the
+    type the link stops ("" for all e-mails)."""
+    user, kind = _unsubscribe_payload(token)
+    user.unsubscribe_kind = kind
     return user
 
 
+@transaction.atomic
 def email_unsubscribe(*, token: str) -> User:
-    """Stop e-mail notifications without logging in. Idempotent; a reason already set
-    (spam complaint, bounce) is kept because its remedy is the one that applies."""
-    user = unsubscribe_member(token=token)
+    """Stop e-mails of the link's type (or all notification e-mails) without logging in,
+    and record the reason "unsubscribe". Idempotent; a reason already set (spam
+    complaint, bounce) is kept because its remedy is the one that applies."""
+    from django.utils import timezone
+
+    from apps.notifications.models import Channel, Notice, NoticeState
+
+    user, kind = _unsubscribe_payload(token)
+    user = User.objects.select_for_update().get(pk=user.pk)
+    user.unsubscribe_kind = kind
+    kinds = [kind] if kind else list(NOTIFICATION_TYPE_NAMES)
+    user.email_notifications = [name for name in user.email_notifications if name not in kinds]
+    fields = ["email_notifications"]
     if not user.email_disabled_reason:
         user.email_disabled_reason = EmailDisabledReason.UNSUBSCRIBE
-        user.save(update_fields=["email_disabled_reason"])
+        user.email_disabled_at = timezone.now()
+        fields += ["email_disabled_reason", "email_disabled_at"]
+    user.save(update_fields=fields)
+    Notice.objects.filter(user=user, channel=Channel.EMAIL, state=NoticeState.PENDING, kind__in=kinds).update(
+        state=NoticeState.SKIPPED, result="unsubscribed"
+    )
     return user

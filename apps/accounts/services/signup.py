@@ -20,6 +20,7 @@ from apps.accounts.services.directory import directory_sync
 from apps.accounts.services.tokens import member_token_read
 from apps.accounts.tracking import tracking_from_request
 from apps.common.exceptions import ApplicationError
+from apps.notifications.consent import default_notification_types
 from apps.profiles.models import Profile, ProfileStatus
 from apps.profiles.services.profile import date_of_birth_clean, name_error
 from apps.tenants.selectors import request_country, selected_country
@@ -130,6 +131,9 @@ def member_signup(
                 language=translation.get_language() or "en",
                 country=country,
                 status=UserStatus.NOT_CONFIRMED,
+                # Marketing types only with consent where the law asks for it.
+                email_notifications=default_notification_types(country),
+                push_notifications=default_notification_types(country),
             )
     except IntegrityError as error:
         existing = user_by_email(data["email"])

@@ -61,6 +61,8 @@ def test_an_inline_style_in_my_profile_is_blocked_by_the_csp():
 
     offending = []
     for template in sorted((Path(settings.BASE_DIR) / "templates").rglob("*.html")):
+        if "email" in template.parent.parts:  # e-mails: mail clients need inline styles, no CSP there
+            continue
         text = template.read_text()
         for pattern in (r"\sstyle=\"", r"\son[a-z]+=\"", r"<style(?![^>]*nonce)", r"<script(?![^>]*(nonce|src=))"):
             offending += [f"{template.name}: {match.group(0)!r}" for match in re.finditer(pattern, text)]

@@ -1,0 +1,241 @@
+"""Notices for many members at once: reminders from beat and operators' campaigns.
+
+Each is one INSERT ... SELECT per channel in the site's schema: members who can get it
+(active, confirmed, not blocked, opted in to the type on that channel, with an address
+or a device), bounded per member (no second notice of the kind within `per_days`). The
+rows are then sent in chunks (`notices_send_batch`), so memory stays flat however
+many members a site has."""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import json
+import logging
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.db import connection, transaction
+from django.db.models import F
+from django.utils import timezone, translation
+
+from apps.accounts.models import PushSubscription, User
+from apps.notifications.models import Channel, Notice, NoticeState
+from apps.notifications.sending import (
+    FINISH_FIELDS,
+    PushJob,
+    notice_deliver,
+    notice_refusal,
+    push_finish,
+    push_prepare,
+)
+from apps.notifications.webpush import push_send
+
+logger = logging.getLogger(__name__)
+
+CHUNK = 500
+# Two threads keep the process busy while a push service answers; more only fight for
+# the interpreter lock (bench/bench_notify.py).
+PUSH_THREADS = int(os.environ.get("NOTICE_PUSH_THREADS", "2"))
+NOTICE_FIELDS = [field.name for field in Notice._meta.concrete_fields]
+# What sending reads of a member (anything else is loaded when needed).
+MEMBER_FIELDS = [
+    f"user__{name}"
+    for name in (
+        "username",
+        "email",
+        "status",
+        "is_active",
+        "language",
+        "email_notifications",
+        "push_notifications",
+        "email_disabled_reason",
+    )
+]
+
+_NOTICE = Notice._meta.db_table
+_USER = User._meta.db_table
+_SUBSCRIPTION = PushSubscription._meta.db_table
+
+
+def _channel_condition(channel: str) -> str:
+    if channel == Channel.EMAIL:
+        return (
+            "u.email <> '' AND u.email_disabled_reason NOT IN ('bounce', 'spam_complaint')"
+            " AND %(kind)s = ANY(u.email_notifications)"
+        )
+    # Table names from the models' meta, values as parameters.
+    return f"%(kind)s = ANY(u.push_notifications) AND EXISTS (SELECT 1 FROM {_SUBSCRIPTION} s WHERE s.user_id = u.id)"  # noqa: S608
+
+
+def notices_insert(
+    *,
+    kind: str,
+    channel: str,
+    campaign_id: int | None = None,
+    language: str = "",
+    per_days: int = 1,
+    extra_condition: str = "",
+    params: dict | None = None,
+) -> int:
+    """Insert a pending notice of `kind` on `channel` for every member who may get one
+    now; returns how many."""
+    # Table names from the models' meta, values as parameters.
+    sql = f"""
+        INSERT INTO {_NOTICE} (user_id, kind, channel, state, merge_key, items, count, campaign_id, due_at,
+                               attempts, retry_subscriptions, result, email, delivery, created)
+        SELECT u.id, %(kind)s, %(channel)s, 'pending', '', '[]'::jsonb, 1, %(campaign)s, now(), 0, '[]'::jsonb,
+               '', '', '', now()
+        FROM {_USER} u
+        WHERE u.status = 'active' AND u.is_active AND NOT u.is_staff
+          AND {_channel_condition(channel)}
+          AND (%(language)s = '' OR u.language = %(language)s)
+          AND NOT EXISTS (SELECT 1 FROM {_NOTICE} n WHERE n.user_id = u.id AND n.kind = %(kind)s
+                          AND n.channel = %(channel)s AND n.created > %(since)s
+                          AND (%(campaign)s::bigint IS NULL OR n.campaign_id = %(campaign)s))
+          {extra_condition}
+    """  # noqa: S608
+    since = timezone.now() - timedelta(days=per_days)
+    values = {"kind": kind, "channel": channel, "campaign": campaign_id, "language": language, "since": since}
+    with connection.cursor() as cursor:
+        cursor.execute(sql, {**values, **(params or {})})
+        return cursor.rowcount
+
+
+def pending_ranges(*, kind: str | None = None, campaign_id: int | None = None) -> list[tuple[int, int]]:
+    """(first id, last id) of each chunk of CHUNK due pending notices of a kind or a
+    campaign, computed in the database (a list of chunks, not of ids, reaches Python)."""
+    condition = "campaign_id = %s" if campaign_id else "kind = %s AND campaign_id IS NULL"
+    sql = f"""
+        SELECT min(id), max(id) FROM (
+            SELECT id, (row_number() OVER (ORDER BY id) - 1) / {CHUNK} AS chunk FROM {_NOTICE}
+            WHERE state = 'pending' AND due_at <= clock_timestamp() AND {condition}
+        ) numbered GROUP BY chunk ORDER BY chunk
+    """  # noqa: S608 - constants and the table name from the model's meta
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [campaign_id or kind])
+        return [(first, last) for first, last in cursor.fetchall()]
+
+
+def notices_send_batch(*, first_id: int, last_id: int, campaign=None) -> dict[str, int]:
+    """Claim and send the due pending notices with ids in [first_id, last_id]; returns
+    the count per final state. The members and their devices are read in two queries.
+    The cyclic garbage collector waits until the chunk is done: a chunk makes many
+    short-lived objects and no cycles worth a pass each few hundred allocations."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _send_batch(first_id=first_id, last_id=last_id, campaign=campaign)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _send_batch(*, first_id: int, last_id: int, campaign=None) -> dict[str, int]:
+    now = timezone.now()
+    with transaction.atomic():
+        ids = list(
+            Notice.objects.filter(
+                pk__gte=first_id, pk__lte=last_id, state=NoticeState.PENDING, due_at__lte=now
+            ).values_list("pk", flat=True)
+        )
+        Notice.objects.filter(pk__in=ids, state=NoticeState.PENDING).update(
+            state=NoticeState.SENDING, claimed_at=now, merge_key="", attempts=F("attempts") + 1
+        )
+    counts: dict[str, int] = {}
+    if not ids:
+        return counts
+    notices = list(
+        Notice.objects.filter(pk__in=ids).select_related("user").only(*NOTICE_FIELDS, *MEMBER_FIELDS).order_by("pk")
+    )
+    devices: dict[int, list[Device]] = {}
+    rows = PushSubscription.objects.filter(user_id__in=[n.user_id for n in notices if n.channel == Channel.PUSH])
+    for pk, user_id, endpoint, p256dh, auth in rows.values_list("pk", "user_id", "endpoint", "p256dh", "auth"):
+        devices.setdefault(user_id, []).append(Device(pk, endpoint, p256dh, auth))
+    finished: list[Notice] = []
+    sends: list[tuple[PushJob, Future]] = []
+    # The pushes go out from a few threads as soon as each is ready: while one waits
+    # for a push service's answer, another encrypts and this one prepares the next. No
+    # database work happens in those threads.
+    with ThreadPoolExecutor(max_workers=max(PUSH_THREADS, 1)) as pool:
+        # In the members' languages, one language at a time.
+        for language, group in itertools.groupby(
+            sorted(notices, key=lambda n: n.user.language or "en"), key=lambda n: n.user.language or "en"
+        ):
+            with translation.override(language):
+                for notice in group:
+                    outcome = _prepare(notice, campaign, devices)
+                    if isinstance(outcome, PushJob):
+                        sends.append((outcome, pool.submit(_send_job, outcome) if PUSH_THREADS else _done(outcome)))
+                    elif outcome:
+                        finished.append(notice)
+                        counts[outcome] = counts.get(outcome, 0) + 1
+        for job, future in sends:
+            state = push_finish(job, future.result())
+            finished.append(job.notice)
+            counts[state] = counts.get(state, 0) + 1
+    _store(finished)
+    return counts
+
+
+@dataclass(frozen=True)
+class Device:
+    """A push subscription as a batch needs it (no model instance per member)."""
+
+    pk: int
+    endpoint: str
+    p256dh: str
+    auth: str
+
+
+def _done(job: PushJob) -> Future:
+    """The job sent in this thread (NOTICE_PUSH_THREADS=0, e.g. to profile)."""
+    future: Future = Future()
+    future.set_result(_send_job(job))
+    return future
+
+
+def _send_job(job: PushJob) -> list:
+    return [push_send(**job.request(subscription)) for subscription in job.subscriptions]
+
+
+def _prepare(notice: Notice, campaign, devices: dict) -> PushJob | str | None:
+    """A notice's push to send, its final state, or None after an error (it is pending
+    again for the sweep)."""
+    notice._bulk = True  # stored with the chunk (_store)
+    try:
+        if notice.channel != Channel.PUSH:
+            return notice_deliver(notice, campaign=campaign, subscriptions=devices.get(notice.user_id, []))
+        state = notice_refusal(notice)
+        if state is not None:
+            return state
+        outcome = push_prepare(notice, campaign=campaign, subscriptions=devices.get(notice.user_id, []))
+    except Exception:  # one member must not stop the rest; the sweep retries it
+        logger.exception("notice %s failed", notice.pk)
+        Notice.objects.filter(pk=notice.pk).update(state=NoticeState.PENDING)
+        return None
+    return outcome
+
+
+def _store(notices: list[Notice]) -> None:
+    """Save the outcome of a chunk's notices: one UPDATE per distinct outcome (a chunk
+    has a few: sent, seen, no device...), with the time of the last send."""
+    groups: dict[tuple, list[int]] = {}
+    for notice in notices:
+        outcome = (
+            notice.state,
+            notice.result,
+            notice.email,
+            notice.due_at,
+            tuple(notice.retry_subscriptions),
+            json.dumps(notice.mail, sort_keys=True) if notice.mail else None,
+        )
+        groups.setdefault(outcome, []).append(notice.pk)
+    now = timezone.now()
+    for ids in groups.values():
+        first = next(notice for notice in notices if notice.pk == ids[0])
+        values = {name: getattr(first, name) for name in FINISH_FIELDS if name != "sent_at"}
+        values["sent_at"] = now if first.sent_at else None
+        Notice.objects.filter(pk__in=ids).update(**values)

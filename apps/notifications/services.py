@@ -1,0 +1,135 @@
+"""Writing to the outbox (apps.notifications.models.Notice): what a member will hear
+about, decided in the transaction of the event.
+
+- `notice_event`: a message, a new conversation, a like or a match. One statement per
+  event inserts a pending notice per channel the member wants, or merges the event into
+  the pending one (INSERT ... ON CONFLICT on the partial unique index), so a burst of
+  messages becomes one notice. The send task is queued after commit, only for a new row.
+- `account_mail_queue`: a rendered account mail (activation, reset, address change,
+  reactivation) as an outbox row, sent at once after commit.
+
+Nothing here sends: apps.notifications.sending does, from Celery."""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from apps.accounts.models import PushSubscription
+from apps.notifications.models import ACCOUNT_MAIL, Channel, Notice
+
+logger = logging.getLogger(__name__)
+
+# Kinds that merge while pending, and the key they merge under.
+MERGE_KEYS = {
+    "new_messages": "messages",
+    "new_conversations": "conversations",
+    "like": "likes",
+}
+# Items kept on a merged notice (the newest); `count` counts every event.
+NOTICE_ITEMS_KEPT = 5
+
+
+def notice_delay(channel: str) -> int:
+    """Seconds an event waits before it becomes a notice on `channel` (settings
+    NOTICE_DELAY_PUSH, NOTICE_DELAY_EMAIL): long enough for a member who is on the site
+    to read it first, short enough to matter."""
+    return settings.NOTICE_DELAY_PUSH if channel == Channel.PUSH else settings.NOTICE_DELAY_EMAIL
+
+
+def wanted_channels(user, kind: str) -> list[str]:
+    """The channels on which `user` wants notices of `kind` now (checked again when
+    sending). No e-mail after a bounce or a spam complaint, none without an address; no
+    push without a device."""
+    channels = []
+    if kind in (user.email_notifications or []) and user.email and user.email_disabled_reason not in _SUPPRESSED:
+        channels.append(Channel.EMAIL)
+    if kind in (user.push_notifications or []) and PushSubscription.objects.filter(user_id=user.pk).exists():
+        channels.append(Channel.PUSH)
+    return channels
+
+
+_SUPPRESSED = ("bounce", "spam_complaint")
+
+_TABLE = Notice._meta.db_table
+# The table name from the model's meta, values as parameters.
+_UPSERT = f"""
+INSERT INTO {_TABLE} (user_id, kind, channel, state, merge_key, items, count, due_at, attempts,
+                      retry_subscriptions, result, email, delivery, created)
+VALUES {{values}}
+ON CONFLICT (user_id, channel, merge_key) WHERE (state = 'pending' AND NOT (merge_key = ''))
+DO UPDATE SET
+    items = (CASE WHEN jsonb_array_length({_TABLE}.items) >= %s THEN {_TABLE}.items - 0
+             ELSE {_TABLE}.items END) || EXCLUDED.items,
+    count = {_TABLE}.count + 1
+RETURNING id, channel, (xmax = 0) AS inserted
+"""  # noqa: S608
+_ROW = "(%s, %s, %s, 'pending', %s, %s::jsonb, 1, %s, 0, '[]'::jsonb, '', '', '', %s)"
+
+
+def notice_event(*, user, kind: str, item: dict) -> list[int]:
+    """Record that `kind` happened to `user` (a member object with its preferences
+    loaded). Call inside the event's transaction. Returns the ids of new notices."""
+    if user is None or not user.pk:
+        return []
+    channels = wanted_channels(user, kind)
+    if not channels:
+        return []
+    now = timezone.now()
+    merge_key = MERGE_KEYS.get(kind, "")
+    params: list = []
+    for channel in channels:
+        params += [
+            user.pk,
+            kind,
+            channel,
+            merge_key,
+            json.dumps([item]),
+            now + timedelta(seconds=notice_delay(channel)),
+            now,
+        ]
+    sql = _UPSERT.format(values=", ".join([_ROW] * len(channels)))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, NOTICE_ITEMS_KEPT])
+        rows = cursor.fetchall()
+    new = [(notice_id, channel) for notice_id, channel, inserted in rows if inserted]
+    for notice_id, channel in new:
+        send_after_commit(notice_id, countdown=notice_delay(channel))
+    return [notice_id for notice_id, _channel in new]
+
+
+def send_after_commit(notice_id: int, *, countdown: float = 0) -> None:
+    """Queue the send task once the row is committed. A broker that is away loses
+    nothing: the row waits in PostgreSQL for the sweep (tasks.notices_sweep)."""
+
+    def queue() -> None:
+        from apps.notifications.tasks import notice_send
+
+        try:  # an ETA of "now" would still go through the worker's timer
+            notice_send.apply_async((notice_id,), countdown=countdown) if countdown > 0 else notice_send.delay(
+                notice_id
+            )
+        except Exception:  # Redis away: the sweep sends it
+            logger.warning("notice %s not queued; the sweep will send it", notice_id, exc_info=True)
+
+    transaction.on_commit(queue)
+
+
+def account_mail_queue(*, user, email: str, subject: str, text: str, html: str, sender: str) -> Notice:
+    """An account mail as an outbox row, sent at once after commit (and by the sweep if
+    the broker is away at that moment)."""
+    notice = Notice.objects.create(
+        user=user,
+        kind=ACCOUNT_MAIL,
+        channel=Channel.EMAIL,
+        mail={"subject": subject, "text": text, "html": html, "to": email, "sender": sender},
+        email=email,
+        due_at=timezone.now(),
+    )
+    send_after_commit(notice.pk)
+    return notice

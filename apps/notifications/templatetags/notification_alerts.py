@@ -1,0 +1,43 @@
+"""The "disabled notifications" alert of the default layout's warnings area (spec §4
+dismissible alerts): `{% load notification_alerts %}{% notifications_disabled_alert %}`."""
+
+from datetime import datetime
+
+from django import template
+
+register = template.Library()
+
+DISMISSAL = "disabled_notifications"
+
+
+def disabled_alert_shown(user) -> bool:
+    """A member whose e-mails stopped (bounce, spam complaint, unsubscribe) sees why and
+    the remedy, until they dismiss it; a later stop shows it again."""
+    if not getattr(user, "is_authenticated", False) or not getattr(user, "email_disabled_reason", ""):
+        return False
+    dismissed = (user.dismissals or {}).get(DISMISSAL)
+    if not dismissed:
+        return True
+    if user.email_disabled_at is None:
+        return False
+    try:
+        return datetime.fromisoformat(dismissed) < user.email_disabled_at
+    except (TypeError, ValueError):
+        return True
+
+
+@register.inclusion_tag("notifications/partials/disabled_alert.html", takes_context=True)
+def notifications_disabled_alert(context) -> dict:
+    """Not on /notifications itself, which shows the remedies in full."""
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    match = getattr(request, "resolver_match", None)
+    on_settings = match is not None and match.url_name == "notifications"
+    shown = bool(user is not None and not on_settings and disabled_alert_shown(user))
+    return {
+        "show": shown,
+        "reason": getattr(user, "email_disabled_reason", ""),
+        "user": user,
+        "request": request,
+        "csrf_token": context.get("csrf_token"),
+    }

@@ -1,0 +1,244 @@
+"""Notices for many members: operators' campaigns from the admin (with progress and
+counts), reminders from beat bounded per member, and the marketing defaults by country."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core import mail
+from django.test import Client
+from django.utils import timezone
+
+from apps.accounts.models import User, UserStatus
+from apps.chat.tests.helpers import credits_give, send
+from apps.notifications.consent import default_notification_types
+from apps.notifications.models import Notice, NoticeState
+from apps.notifications.reminders import reminders_queue
+from apps.notifications.tasks import reminders_daily, weekly_updates
+from apps.notifications.tests.conftest import device
+from apps.profiles.tests.helpers_view import member
+from apps.tenants.models import Campaign, CampaignState
+from conftest import on_site
+
+pytestmark = pytest.mark.django_db
+
+OPERATOR_PASSWORD = "operator-Long-phrase-1"
+
+
+def opted(site, name: str, *, email=("news",), push=("news",), **fields):
+    profile = member(site, name)
+    with on_site(site):
+        User.objects.filter(pk=profile.user_id).update(
+            email_notifications=list(email), push_notifications=list(push), **fields
+        )
+        profile.user.refresh_from_db()
+    return profile
+
+
+@pytest.fixture
+def audience(site, local_push):
+    """Who gets a "news" campaign: Ada (e-mail and a device), Bo (e-mail only: no
+    device), and not Cy (opted out), Di (deleted), Ed (blocked), Fay (not confirmed),
+    Gus (French, when the campaign is for English readers)."""
+    ada = opted(site, "Ada")
+    device(site, ada.user, local_push, "ada")
+    bo = opted(site, "Bo")
+    cy = opted(site, "Cy", email=(), push=())
+    device(site, cy.user, local_push, "cy")
+    di = opted(site, "Di", status=UserStatus.DELETED)
+    ed = opted(site, "Ed", is_active=False)
+    fay = opted(site, "Fay", status=UserStatus.NOT_CONFIRMED)
+    gus = opted(site, "Gus", language="fr")
+    return {"ada": ada, "bo": bo, "cy": cy, "di": di, "ed": ed, "fay": fay, "gus": gus}
+
+
+@pytest.fixture
+def admin():
+    operator = User.objects.create_superuser(username="operator", email="ops@example.com", password=OPERATOR_PASSWORD)
+    client = Client(HTTP_HOST="admin.localhost")
+    client.force_login(operator, backend="django.contrib.auth.backends.ModelBackend")
+    return client
+
+
+class TestCampaigns:
+    def test_an_operator_sends_news_from_the_admin_and_sees_the_counts(
+        self, site, audience, admin, local_push, django_capture_on_commit_callbacks
+    ):
+        mail.outbox.clear()
+        response = admin.post(
+            "/admin/tenants/campaign/add/",
+            {
+                "site": site.pk,
+                "kind": "news",
+                "language": "en",
+                "title": "Summer party",
+                "body": "Join us <b>tonight</b>",
+                "button": "Show me",
+                "url": "/members",
+                "email": "on",
+                "push": "on",
+            },
+        )
+        assert response.status_code == 302, response.content.decode()[:2000]
+        campaign = Campaign.objects.get(title="Summer party")
+        assert campaign.state == CampaignState.DRAFT
+        with django_capture_on_commit_callbacks(execute=True):
+            response = admin.post(f"/admin/tenants/campaign/{campaign.pk}/send/")
+        assert response.status_code == 302
+        campaign.refresh_from_db()
+        assert campaign.state == CampaignState.DONE
+        # Ada by e-mail and push, Bo by e-mail; nobody else.
+        assert (campaign.total, campaign.sent, campaign.failed, campaign.skipped) == (3, 3, 0, 0)
+        assert sorted(message.to[0].split("-")[0] for message in mail.outbox) == ["ada", "bo"]
+        (push,) = local_push.wait_for(1)
+        assert push.token == "ada" and push.json["title"] == "Summer party" and push.json["url"] == "/members"
+        assert "badge" not in push.json and push.topic == f"campaign-{campaign.pk}"
+        html = mail.outbox[0].alternatives[0][0]
+        assert "Join us &lt;b&gt;tonight&lt;/b&gt;" in html  # an operator's text is text
+        page = admin.get("/admin/tenants/campaign/").content.decode()
+        assert "3 / 3" in page
+        # A sent campaign cannot be sent again.
+        with django_capture_on_commit_callbacks(execute=True):
+            admin.post(f"/admin/tenants/campaign/{campaign.pk}/send/")
+        campaign.refresh_from_db()
+        assert campaign.total == 3 and len(mail.outbox) == 2
+
+    def test_skipped_and_failed_are_counted(self, site, audience, local_push, django_capture_on_commit_callbacks):
+        from apps.notifications.campaigns import campaign_queue
+
+        local_push.answer("ada", 403)
+        with on_site(site):
+            User.objects.filter(pk=audience["bo"].user_id).update(email_disabled_reason="")
+        campaign = Campaign.objects.create(site=site, kind="news", title="T", body="B", language="en")
+        # Bo switches off between the fan-out and the send: skipped, not sent.
+        from apps.notifications import bulk
+
+        original = bulk.notices_send_batch
+
+        def switch_off_then_send(**kwargs):
+            with on_site(site):
+                User.objects.filter(pk=audience["bo"].user_id).update(email_notifications=[])
+            return original(**kwargs)
+
+        bulk.notices_send_batch, saved = switch_off_then_send, original
+        try:
+            with django_capture_on_commit_callbacks(execute=True):
+                campaign_queue(campaign)
+        finally:
+            bulk.notices_send_batch = saved
+        campaign.refresh_from_db()
+        assert (campaign.total, campaign.sent, campaign.failed, campaign.skipped) == (3, 1, 1, 1)
+        assert campaign.state == CampaignState.DONE
+
+    def test_a_campaign_in_french_reaches_french_readers_only(self, site, audience, django_capture_on_commit_callbacks):
+        from apps.notifications.campaigns import campaign_queue
+
+        mail.outbox.clear()
+        campaign = Campaign.objects.create(site=site, kind="news", title="Fête", body="Ce soir", language="fr")
+        with django_capture_on_commit_callbacks(execute=True):
+            campaign_queue(campaign)
+        assert [message.to[0].split("-")[0] for message in mail.outbox] == ["gus"]
+
+    def test_the_url_must_be_a_path_of_the_site(self, site, admin):
+        for url in ("https://evil.example/", "//evil.example", "/a b"):
+            response = admin.post(
+                "/admin/tenants/campaign/add/",
+                {"site": site.pk, "kind": "news", "title": "T", "body": "B", "url": url, "email": "on"},
+            )
+            assert (
+                response.status_code == 200 and "Enter a path of the site starting with /." in response.content.decode()
+            )
+
+
+class TestReminders:
+    def test_unread_messages_are_reminded_once_a_day(self, site, local_push):
+        anna = member(site, "Anna")
+        ben = opted(site, "Ben", email=("unread_message_reminders",), push=())
+        credits_give(site, anna.user, 10)
+        send(site, anna, ben, "hello?")
+        with on_site(site):
+            from apps.chat.models import Participant
+
+            Participant.objects.filter(user=ben.user).update(last_message_at=timezone.now() - timedelta(hours=13))
+            Notice.objects.all().delete()
+            mail.outbox.clear()
+            assert reminders_queue(kinds=("unread_message_reminders",)) == 1
+            assert reminders_queue(kinds=("unread_message_reminders",)) == 0  # bounded per day
+        (message,) = mail.outbox
+        assert message.to == [ben.user.email] and "You have 1 unread message" in message.subject
+
+    def test_nothing_for_fresh_messages_or_to_who_opted_out(self, site):
+        anna = member(site, "Anna")
+        ben = opted(site, "Ben", email=(), push=())
+        carl = opted(site, "Carl", email=("unread_message_reminders",), push=())
+        credits_give(site, anna.user, 10)
+        send(site, anna, ben)
+        send(site, anna, carl)  # too fresh
+        with on_site(site):
+            assert reminders_queue(kinds=("unread_message_reminders",)) == 0
+
+    def test_come_back_reminders_go_to_members_away_for_a_week_once_a_week(self, site):
+        away = opted(site, "Away", email=("reminders",), push=(), last_login=timezone.now() - timedelta(days=8))
+        opted(site, "Here", email=("reminders",), push=(), last_login=timezone.now() - timedelta(days=1))
+        opted(site, "Gone", email=("reminders",), push=(), last_login=timezone.now() - timedelta(days=90))
+        mail.outbox.clear()
+        with on_site(site):
+            assert reminders_queue(kinds=("reminders",)) == 1
+            Notice.objects.filter(kind="reminders").update(created=timezone.now() - timedelta(days=3))
+            assert reminders_queue(kinds=("reminders",)) == 0
+        (message,) = mail.outbox
+        assert message.to == [away.user.email] and "We miss you" in message.subject
+
+    def test_the_beat_tasks_visit_every_site(self, two_sites):
+        first, second = two_sites
+        one = opted(first, "One", email=("weekly_updates",), push=())
+        two = opted(second, "Two", email=("weekly_updates",), push=())
+        member(first, "Newbie")  # something to tell: a new member this week
+        mail.outbox.clear()
+        assert weekly_updates() >= 2
+        assert {message.to[0] for message in mail.outbox} >= {one.user.email, two.user.email}
+        assert reminders_daily() >= 0
+
+    def test_a_weekly_update_with_nothing_to_say_is_not_sent(self, site):
+        lonely = opted(site, "Lonely", email=("weekly_updates",), push=())
+        with on_site(site):
+            from apps.profiles.models import Profile
+
+            Profile.objects.update(created=timezone.now() - timedelta(days=30))
+            from django.core.cache import cache
+
+            cache.clear()
+            reminders_queue(kinds=("weekly_updates",))
+            notice = Notice.objects.get(user=lonely.user, kind="weekly_updates")
+        assert notice.state == NoticeState.SKIPPED and notice.result == "seen"
+
+
+class TestConsentDefaults:
+    @pytest.mark.parametrize(("country", "marketing"), [("FR", False), ("DE", False), ("GB", False), ("US", True)])
+    def test_marketing_is_opt_in_where_the_law_asks(self, country, marketing):
+        types = default_notification_types(country)
+        assert ("news" in types) is marketing and ("promotions" in types) is marketing
+        assert "new_messages" in types and "like" in types
+
+    def test_a_new_member_starts_with_the_defaults_of_their_country(self, site, client_for, settings):
+        from apps.notifications.consent import consent_required
+
+        client = client_for(site)
+        response = client.post(
+            "/api/signup.php",
+            {
+                "email": "new@example.com",
+                "name": "Newcomer",
+                "date_of_birth": "1990-04-05",
+                "password": "Long-phrase-77",
+            },
+            content_type="application/json",
+            **{settings.GEOIP_COUNTRY_HEADER: "FR"},
+        )
+        assert response.status_code in (200, 201), response.content
+        with on_site(site):
+            user = User.objects.get(email="new@example.com")
+        assert consent_required(user.country.code)
+        assert user.email_notifications == user.push_notifications == default_notification_types(user.country.code)
+        assert "news" not in user.email_notifications and "new_messages" in user.email_notifications
