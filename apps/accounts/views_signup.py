@@ -23,7 +23,7 @@ from apps.accounts.services.signup_steps import ABOUT_ME_MAX_LENGTH, CITY_MAX_LE
 from apps.common.islands import signup_strings
 from apps.profiles.models import Gender, Profile, ProfileStatus, Sexuality
 from apps.profiles.selectors import FREE_PHOTO_LIMIT, photo_limit, public_thumb_url, signup_matches
-from apps.tenants.selectors import regions_for_country, request_country, selected_country
+from apps.tenants.selectors import push_public_key, regions_for_country, request_country, selected_country
 
 # Routes that show the island themselves: the layouts leave the signup modal out there.
 SIGNUP_ROUTES = frozenset({"signup", "members-id-signup", "complete-signup"})
@@ -103,7 +103,7 @@ def signup_island_props(
     user = request.user if request.user.is_authenticated else None
     own_profile = Profile.objects.select_related("main_photo").filter(user=user).first() if user else None
     shared = _site_signup_props(
-        get_language() or "en", tuple(site.country_codes), site.min_age, site.message_length, site.push_public_key
+        get_language() or "en", tuple(site.country_codes), site.min_age, site.message_length, push_public_key(site)
     )
     after_login = (
         _url("members-id", f"/members/{profile.pk}", profile.pk)

@@ -76,6 +76,18 @@ def own_photos(profile: Profile) -> QuerySet[Photo]:
     return Photo.objects.filter(profile=profile).order_by("created", "pk")
 
 
+def enable_push_alert_key(user, site: Site) -> str:
+    """Spec §4 "enable push" alert: the VAPID key the alert subscribes with, for a
+    logged-in member who did not dismiss it on a site that offers push; "" otherwise.
+    Whether the browser can do push and is subscribed already only the browser knows
+    (static_src/base/enablePush.ts shows the alert). No query."""
+    from apps.tenants.selectors import push_public_key
+
+    if not getattr(user, "is_authenticated", False) or "enable_push" in (user.dismissals or {}):
+        return ""
+    return push_public_key(site)
+
+
 def profile_photo_alert_shown(user) -> bool:
     """Spec §4: a logged-in member without an approved or waiting photo, who did not
     dismiss the alert, is asked to add one. One query."""

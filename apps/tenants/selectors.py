@@ -68,6 +68,16 @@ def company_info(company: Company | None) -> dict | None:
     }
 
 
+def push_public_key(site: Site) -> str:
+    """The VAPID public key browsers subscribe with (spec §3 settings "push public key"):
+    the site's own, else the deployment's (settings.VAPID_PUBLIC_KEY); "" when there is
+    none, and then no push is offered. A site's own key counts only with its private key
+    (apps.notifications.sending.push_keys signs with the same pair)."""
+    if site.push_public_key and site.push_private_key:
+        return site.push_public_key
+    return getattr(settings, "VAPID_PUBLIC_KEY", "") or ""
+
+
 def site_settings(*, site: Site, request: HttpRequest, domain: str | None = None) -> dict:
     """Spec §3 "Settings (from the server)". `domain` is the host the caller forces
     (spec §7: the request host); it defaults to the host the site was found by."""
@@ -90,7 +100,7 @@ def site_settings(*, site: Site, request: HttpRequest, domain: str | None = None
         "logged_out_search_trafficsource": site.logged_out_search_trafficsource,
         "geoip_country": country,
         "geoip_selected_country": selected_country(site, country),
-        "push_public_key": site.push_public_key,
+        "push_public_key": push_public_key(site),
         "minimum_message_costs": [
             {"country": cost.country.code, "costs": cost.costs, "currency": cost.currency}
             for cost in site.minimum_message_costs.all()

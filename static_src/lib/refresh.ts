@@ -9,12 +9,15 @@
  * Errors are silent (spec §8 "badge update failure: silent"); the next tick tries again.
  * Stops when the member is logged out (appStore.user becomes null, or user.php answers 403
  * authentication_required). While the page is hidden nothing runs; on becoming visible it
- * refreshes once and goes on with the normal interval.
+ * refreshes once and goes on with the normal interval. A push (the window's "push-message"
+ * event, lib/push.ts) refreshes at once; when appStore.push.subscribed changes (the base
+ * entry learns it on load, or the member turns push on) the waiting refresh is timed anew.
  *
  * The counts go through appStore.set({totals}), so the top-bar badges, the app badge and
  * every island see the same numbers (the base entry calls updateAppBadge/renderBadges).
  */
 import { ApiError, get } from "./api";
+import { PUSH_MESSAGE_EVENT } from "./push";
 import { appStore, type AppState, type AppUser, type ChatSummary, type Store } from "./store";
 
 export const FIRST_REFRESH_MS = 5_000;
@@ -93,6 +96,8 @@ export interface RefreshOptions {
   likesUrl?: string;
   chatsUrl?: string;
   doc?: Document;
+  /** Where the "push-message" events come (window). */
+  win?: Window;
 }
 
 /** One refresh of user, likes and chats; every error is swallowed. */
@@ -125,10 +130,13 @@ export async function refreshOnce(options: RefreshOptions = {}): Promise<void> {
 export function startRefresh(options: RefreshOptions = {}): () => void {
   const store = options.store ?? appStore;
   const doc = options.doc ?? document;
+  const win = options.win ?? (typeof window !== "undefined" ? window : null);
   let timer: ReturnType<typeof setTimeout> | null = null;
   let first = true;
   let stopped = false;
   let running = false;
+  // A push came while a refresh was running (its answers may predate the push).
+  let again = false;
 
   const clear = () => {
     if (timer !== null) clearTimeout(timer);
@@ -152,11 +160,25 @@ export function startRefresh(options: RefreshOptions = {}): () => void {
     running = true;
     first = false;
     try {
-      await refreshOnce({ ...options, store });
+      do {
+        again = false;
+        await refreshOnce({ ...options, store });
+      } while (again && !stopped && store.get().user);
     } finally {
       running = false;
     }
     schedule();
+  };
+
+  // A push says something changed: refresh now (not while hidden: becoming visible does).
+  const onPush = () => {
+    if (stopped || !store.get().user || hidden()) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    clear();
+    void tick();
   };
 
   const onVisibility = () => {
@@ -168,6 +190,7 @@ export function startRefresh(options: RefreshOptions = {}): () => void {
   };
 
   const unsubscribe = store.subscribe((state, previous) => {
+    if (state.push.subscribed !== previous.push.subscribed && timer !== null) schedule();
     if (state.user === previous.user) return;
     if (!state.user) {
       clear();
@@ -178,6 +201,7 @@ export function startRefresh(options: RefreshOptions = {}): () => void {
   });
 
   doc.addEventListener("visibilitychange", onVisibility);
+  win?.addEventListener(PUSH_MESSAGE_EVENT, onPush);
   schedule();
 
   return () => {
@@ -185,5 +209,6 @@ export function startRefresh(options: RefreshOptions = {}): () => void {
     clear();
     unsubscribe();
     doc.removeEventListener("visibilitychange", onVisibility);
+    win?.removeEventListener(PUSH_MESSAGE_EVENT, onPush);
   };
 }

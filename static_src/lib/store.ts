@@ -85,10 +85,43 @@ export interface TimeBonus {
 
 export type PushPermission = "unsupported" | "unknown" | "granted" | "denied";
 
+/** The last push the page heard of (spec §3 "push ... last message"). */
+export interface PushLastMessage {
+  /** The notice's id ("" when the push had none). */
+  id: string;
+  kind: string;
+  /** Epoch milliseconds when this page (or an earlier one of this tab) received it. */
+  at: number;
+}
+
 export interface PushState {
   capable: boolean;
   permission: PushPermission;
   subscribed: boolean;
+  /** Kept in sessionStorage too (PUSH_LAST_MESSAGE_KEY), so a reload still knows it. */
+  lastMessage?: PushLastMessage | null;
+}
+
+export const PUSH_LAST_MESSAGE_KEY = "push-last-message";
+
+/** {id, kind, at} from sessionStorage (or anything else), or null. */
+export function parsePushLastMessage(value: unknown): PushLastMessage | null {
+  if (typeof value !== "object" || value === null) return null;
+  const { id, kind, at } = value as Record<string, unknown>;
+  if (typeof id !== "string" || typeof kind !== "string" || typeof at !== "number" || !Number.isFinite(at)) {
+    return null;
+  }
+  return { id, kind, at };
+}
+
+/** The last push message this tab stored, or null (nothing, broken, storage blocked). */
+export function readPushLastMessage(storage?: Storage): PushLastMessage | null {
+  try {
+    const raw = (storage ?? window.sessionStorage).getItem(PUSH_LAST_MESSAGE_KEY);
+    return raw ? parsePushLastMessage(JSON.parse(raw)) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** One chat of the member's list (GET /api/chats.php "chats"; docs/chat.md). */
@@ -196,6 +229,10 @@ export function parseTimeBonus(value: unknown, now: number = Date.now()): TimeBo
 function createAppStore(): Store<AppState> {
   const store = createStore<AppState>(initialAppState());
   if (typeof document !== "undefined") store.set(readAppStateFromPage(document));
+  if (typeof window !== "undefined") {
+    const lastMessage = readPushLastMessage();
+    if (lastMessage) store.set((state) => ({ push: { ...state.push, lastMessage } }));
+  }
   // Logging out clears the time bonus (spec §4 "Login state changes load or clear the time bonus").
   store.subscribe((state) => {
     if (!state.user && state.timeBonus) store.set({ timeBonus: null });

@@ -1,8 +1,26 @@
 /**
- * The push service worker's logic (spec §7): a `push` shows a notification from the JSON
- * payload {title, body, url} and tells the open pages (NEW_PUSH_MESSAGE); a click on the
- * notification focuses a page of the site and tells it which page to open
- * (NEW_PUSH_CLICK with openUrl), or opens a new window there.
+ * The push service worker's logic (spec §4 "App badge", §7 worker messages).
+ *
+ * Every push carries one JSON notice from the server (apps.notifications):
+ *
+ *   {"id": "<notice id>", "kind": "new_messages" | "new_conversations" | "like" | ...,
+ *    "title": "...", "body": "...",
+ *    "url": "/chats/12",        the page to open (openUrl)
+ *    "checkUrl": "/chats/12",   optional: a window already there is focused and refreshed
+ *    "tag": "chat-12",          a newer notice with the same tag replaces the older one
+ *    "icon": "/icons/icon-192.png?v=..", "badgeIcon": "/icons/badge-96.png?v=..",
+ *    "badge": 4}                unread messages + new likes (the app badge)
+ *
+ * - push: shows the notification (renotify when it replaces one with the same tag), sets
+ *   the app badge (cleared at 0) where supported, then posts
+ *   {type: "NEW_PUSH_MESSAGE", payload} to every window of the site.
+ * - notificationclick: closes it; a window already at checkUrl (path and query) is
+ *   focused and told {type: "NEW_PUSH_CLICK", checkUrl} (it refreshes itself); else a
+ *   window of the site is told {type: "NEW_PUSH_CLICK", openUrl} (it goes there) and
+ *   focused; with no window, one is opened at openUrl.
+ *
+ * Whatever arrives is checked: addresses of other origins never leave the site (openUrl
+ * becomes the home page, a foreign checkUrl or icon is dropped), numbers are checked.
  *
  * Written against the small interfaces below instead of the WebWorker typings, which
  * clash with the DOM typings the rest of static_src uses; sw.ts passes the real `self`.
@@ -12,15 +30,33 @@ export const PUSH_MESSAGE = "NEW_PUSH_MESSAGE";
 export const PUSH_CLICK = "NEW_PUSH_CLICK";
 
 export interface PushPayload {
+  id: string;
+  kind: string;
   title: string;
   body: string;
+  /** openUrl: absolute, on this site. */
   url: string;
+  /** Absolute, on this site. */
+  checkUrl?: string;
   tag?: string;
   icon?: string;
+  badgeIcon?: string;
+  /** Unread messages + new likes (a whole number >= 0). */
+  badge?: number;
+}
+
+/** What a notification keeps for its click. */
+export interface NotificationData {
+  url: string;
+  checkUrl?: string;
+  id: string;
+  kind: string;
 }
 
 export interface SwClient {
   url: string;
+  focused?: boolean;
+  visibilityState?: string;
   postMessage(message: unknown): void;
   focus?(): Promise<unknown>;
 }
@@ -30,8 +66,14 @@ export interface SwNotification {
   close(): void;
 }
 
+export interface SwNavigator {
+  setAppBadge?(contents?: number): Promise<void>;
+  clearAppBadge?(): Promise<void>;
+}
+
 export interface SwScope {
   location: { origin: string; hostname: string };
+  navigator?: SwNavigator;
   registration: { showNotification(title: string, options?: Record<string, unknown>): Promise<void> };
   clients: {
     matchAll(options: { type: "window"; includeUncontrolled: boolean }): Promise<readonly SwClient[]>;
@@ -54,16 +96,36 @@ interface NotificationEventLike extends ExtendableEventLike {
   notification: SwNotification;
 }
 
+/** `url` made absolute when it is on this site, else null. */
+export function sameOriginUrl(scope: Pick<SwScope, "location">, url: unknown): string | null {
+  if (typeof url !== "string" || !url) return null;
+  try {
+    const parsed = new URL(url, `${scope.location.origin}/`);
+    return parsed.origin === scope.location.origin ? parsed.href : null;
+  } catch {
+    return null;
+  }
+}
+
 /** A same-origin absolute URL for `url`, or the site's home page. */
 export function siteUrl(scope: Pick<SwScope, "location">, url: unknown): string {
-  const home = `${scope.location.origin}/`;
-  if (typeof url !== "string" || !url) return home;
+  return sameOriginUrl(scope, url) ?? `${scope.location.origin}/`;
+}
+
+/** "/chats/12?x=1" of an absolute URL: what "the same page" compares (no hash). */
+export function pageOf(url: string): string {
   try {
-    const parsed = new URL(url, home);
-    return parsed.origin === scope.location.origin ? parsed.href : home;
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}${parsed.search}`;
   } catch {
-    return home;
+    return url;
   }
+}
+
+function badgeCount(value: unknown): number | undefined {
+  const n = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+  if (typeof n !== "number" || !Number.isFinite(n) || n < 0) return undefined;
+  return Math.floor(n);
 }
 
 /** The payload of a push, whatever the server sent (JSON, plain text or nothing). */
@@ -73,50 +135,126 @@ export function parsePush(scope: Pick<SwScope, "location">, data: PushEventLike[
     try {
       raw = data.json();
     } catch {
-      raw = { body: data.text() };
+      try {
+        raw = { body: data.text() };
+      } catch {
+        raw = null;
+      }
     }
   }
-  const value = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
+  const value = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
   const text = (key: string) => (typeof value[key] === "string" ? (value[key] as string) : "");
+  const id = typeof value.id === "number" && Number.isFinite(value.id) ? String(value.id) : text("id");
   const payload: PushPayload = {
+    id,
+    kind: text("kind"),
     title: text("title") || scope.location.hostname,
     body: text("body"),
     url: siteUrl(scope, value.url),
   };
+  const checkUrl = sameOriginUrl(scope, value.checkUrl);
+  if (checkUrl) payload.checkUrl = checkUrl;
   if (text("tag")) payload.tag = text("tag");
-  if (text("icon")) payload.icon = text("icon");
+  const icon = sameOriginUrl(scope, value.icon);
+  if (icon) payload.icon = icon;
+  const badgeIcon = sameOriginUrl(scope, value.badgeIcon);
+  if (badgeIcon) payload.badgeIcon = badgeIcon;
+  const badge = badgeCount(value.badge);
+  if (badge !== undefined) payload.badge = badge;
   return payload;
 }
 
-async function windows(scope: SwScope): Promise<readonly SwClient[]> {
-  return scope.clients.matchAll({ type: "window", includeUncontrolled: true });
+/** The windows of this site (uncontrolled ones too: a page opened before the worker). */
+async function windows(scope: SwScope): Promise<SwClient[]> {
+  const all = await scope.clients.matchAll({ type: "window", includeUncontrolled: true });
+  return all.filter((client) => sameOriginUrl(scope, client.url) !== null);
+}
+
+/** The app badge where the device has one; failures (not installed, refused) are silent. */
+export async function setBadge(scope: SwScope, count: number | undefined): Promise<void> {
+  if (count === undefined) return;
+  const nav = scope.navigator;
+  try {
+    if (count > 0 && typeof nav?.setAppBadge === "function") {
+      await nav.setAppBadge(count);
+    } else if (count === 0) {
+      if (typeof nav?.clearAppBadge === "function") await nav.clearAppBadge();
+      else if (typeof nav?.setAppBadge === "function") await nav.setAppBadge(0);
+    }
+  } catch {
+    // Unsupported or refused: silent (spec §8).
+  }
 }
 
 export async function handlePush(scope: SwScope, payload: PushPayload): Promise<void> {
-  await scope.registration.showNotification(payload.title, {
-    body: payload.body,
-    data: { url: payload.url },
-    ...(payload.tag ? { tag: payload.tag, renotify: true } : {}),
-    ...(payload.icon ? { icon: payload.icon } : {}),
-  });
+  const data: NotificationData = { url: payload.url, id: payload.id, kind: payload.kind };
+  if (payload.checkUrl) data.checkUrl = payload.checkUrl;
+  try {
+    await scope.registration.showNotification(payload.title, {
+      body: payload.body,
+      data,
+      ...(payload.tag ? { tag: payload.tag, renotify: true } : {}),
+      ...(payload.icon ? { icon: payload.icon } : {}),
+      ...(payload.badgeIcon ? { badge: payload.badgeIcon } : {}),
+    });
+  } catch (err) {
+    // Permission withdrawn meanwhile: the badge and the open pages still follow.
+    console.error("showNotification failed", err);
+  }
+  await setBadge(scope, payload.badge);
   for (const client of await windows(scope)) {
     client.postMessage({ type: PUSH_MESSAGE, payload });
   }
 }
 
+async function focus(client: SwClient): Promise<void> {
+  try {
+    await client.focus?.();
+  } catch {
+    // Not allowed (no click to focus for): the message is what matters.
+  }
+}
+
+/** The window that shows a click best: the focused one, else a visible one, else any. */
+function bestWindow(open: SwClient[]): SwClient | undefined {
+  return open.find((c) => c.focused) ?? open.find((c) => c.visibilityState === "visible") ?? open[0];
+}
+
 export async function handleNotificationClick(scope: SwScope, notification: SwNotification): Promise<void> {
   notification.close();
-  const data = notification.data as { url?: unknown } | null | undefined;
-  const openUrl = siteUrl(scope, data?.url);
-  const open = (await windows(scope)).filter((client) => siteUrl(scope, client.url) === client.url);
-  // A tab already on that page, else any tab of the site, else a new window.
-  const client = open.find((c) => c.url === openUrl) ?? open[0];
-  if (client) {
-    client.postMessage({ type: PUSH_CLICK, openUrl });
-    await client.focus?.();
+  const data = (notification.data ?? {}) as { url?: unknown; checkUrl?: unknown };
+  const openUrl = siteUrl(scope, data.url);
+  const checkUrl = sameOriginUrl(scope, data.checkUrl);
+  const open = await windows(scope);
+
+  // A window already on the page: it refreshes instead of loading it again.
+  const there = checkUrl ? open.find((c) => pageOf(c.url) === pageOf(checkUrl)) : undefined;
+  if (there && checkUrl) {
+    there.postMessage({ type: PUSH_CLICK, checkUrl });
+    await focus(there);
     return;
   }
-  await scope.clients.openWindow(openUrl);
+  // Else a window of the site goes there (one already there refreshes itself).
+  const client = open.find((c) => c.url === openUrl) ?? bestWindow(open);
+  if (client) {
+    client.postMessage({ type: PUSH_CLICK, openUrl });
+    await focus(client);
+    return;
+  }
+  try {
+    await scope.clients.openWindow(openUrl);
+  } catch {
+    // Not allowed: nothing more to do.
+  }
+}
+
+/** event.waitUntil, which throws for an event the page built itself (not trusted). */
+function keepAlive(event: ExtendableEventLike, work: Promise<unknown>): void {
+  try {
+    event.waitUntil(work);
+  } catch {
+    // Untrusted event: the work runs anyway.
+  }
 }
 
 export function installServiceWorker(scope: SwScope): void {
@@ -127,9 +265,9 @@ export function installServiceWorker(scope: SwScope): void {
     event.waitUntil(scope.clients.claim());
   });
   scope.addEventListener("push", (event: PushEventLike) => {
-    event.waitUntil(handlePush(scope, parsePush(scope, event.data)));
+    keepAlive(event, handlePush(scope, parsePush(scope, event.data)));
   });
   scope.addEventListener("notificationclick", (event: NotificationEventLike) => {
-    event.waitUntil(handleNotificationClick(scope, event.notification));
+    keepAlive(event, handleNotificationClick(scope, event.notification));
   });
 }

@@ -1,9 +1,10 @@
-"""The profile photo alert of the default layout's warnings area (spec §4 dismissible
-alerts): `{% load profile_alerts %}{% profile_photo_alert %}`."""
+"""The dismissible alerts of the default layout's warnings area (spec §4): add a profile
+photo and enable push: `{% load profile_alerts %}{% profile_photo_alert %}{% enable_push_alert %}`."""
 
 from django import template
 
-from apps.profiles.selectors import profile_photo_alert_shown
+from apps.profiles.selectors import enable_push_alert_key, profile_photo_alert_shown
+from apps.tenants.middleware import is_public
 
 register = template.Library()
 
@@ -17,3 +18,19 @@ def profile_photo_alert(context) -> dict:
     match = getattr(request, "resolver_match", None)
     on_profile_page = match is not None and match.url_name == "profile"
     return {"show": bool(user is not None and not on_profile_page and profile_photo_alert_shown(user))}
+
+
+@register.inclusion_tag("profiles/partials/enable_push_alert.html", takes_context=True)
+def enable_push_alert(context) -> dict:
+    """Rendered hidden for a member who did not dismiss it on a site with a push key (not
+    on the signup pages); static_src/base/enablePush.ts shows it when the browser can do
+    push, has not been refused and holds no subscription yet."""
+    from apps.accounts.views_signup import SIGNUP_ROUTES  # they ask for push in a step of their own
+
+    request = context.get("request")
+    site = getattr(request, "site", None)
+    user = getattr(request, "user", None)
+    match = getattr(request, "resolver_match", None)
+    if site is None or is_public(request) or user is None or (match is not None and match.url_name in SIGNUP_ROUTES):
+        return {"push_key": ""}
+    return {"push_key": enable_push_alert_key(user, site)}

@@ -22,7 +22,9 @@ import {
   type ReactNode,
 } from "react";
 
+import { memberActive, onActive } from "../../lib/activity";
 import { ApiError, get, post } from "../../lib/api";
+import { PUSH_MESSAGE_EVENT } from "../../lib/push";
 import {
   createOutbox,
   getRealtime,
@@ -296,7 +298,9 @@ export function Conversation(props: ConversationProps) {
   // --- Reading ---------------------------------------------------------------------
 
   const markRead = useCallback(() => {
-    if (typeof document !== "undefined" && document.visibilityState === "hidden") return;
+    // Only a member at the screen reads: a visible tab nobody uses leaves messages unread,
+    // so they become a notice (lib/activity.ts); the next input reads them.
+    if (typeof document !== "undefined" && !memberActive()) return;
     if (realtime?.send({ type: "read", conversation: conversationId })) {
       storeMarkRead(conversationId);
       return;
@@ -313,11 +317,8 @@ export function Conversation(props: ConversationProps) {
       (data) => storeMarkRead(conversationId, data?.unread_total),
       () => {},
     );
-    const onVisible = () => {
-      if (document.visibilityState === "visible") markRead();
-    };
-    document.addEventListener("visibilitychange", onVisible);
-    return () => document.removeEventListener("visibilitychange", onVisible);
+    // Back at the screen (the page shown again, input after idling): read what came.
+    return onActive(markRead);
   }, [conversationId, markRead]);
 
   const loadHistory = useCallback(async () => {
@@ -371,6 +372,14 @@ export function Conversation(props: ConversationProps) {
     ];
     return () => offs.forEach((off) => off());
   }, [realtime, conversationId, profile.id, markRead]);
+
+  // A push (or a click on its notification while this conversation is open) catches up at
+  // once, whatever the socket missed (lib/push.ts "push-message").
+  useEffect(() => {
+    const onPush = () => void loadHistory();
+    window.addEventListener(PUSH_MESSAGE_EVENT, onPush);
+    return () => window.removeEventListener(PUSH_MESSAGE_EVENT, onPush);
+  }, [loadHistory]);
 
   // While the socket is down the history is polled; when it comes back, once to catch up.
   const wasDown = useRef(false);

@@ -10,6 +10,8 @@
  */
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type MouseEvent } from "react";
 
+import { isStandalone } from "../../lib/standalone";
+
 export interface EntryWarningStrings {
   title: string;
   body: string;
@@ -25,15 +27,6 @@ export interface EntryWarningProps {
 }
 
 export const COOKIE_MAX_AGE_SECONDS = 31_536_000; // 365 days
-
-export function isStandalone(win: Window = window): boolean {
-  try {
-    if (typeof win.matchMedia === "function" && win.matchMedia("(display-mode: standalone)").matches) return true;
-  } catch {
-    // matchMedia unsupported: not standalone
-  }
-  return (win.navigator as Navigator & { standalone?: boolean }).standalone === true;
-}
 
 export function isDismissed(storageKey: string, storage?: Storage): boolean {
   try {

@@ -1,16 +1,32 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
-import { installPushMessageHandler, PUSH_MESSAGE_EVENT, pushPermission, pushSupported, urlBase64ToUint8Array } from "../push";
+import {
+  currentPushSubscription,
+  installPushMessageHandler,
+  PUSH_MESSAGE_EVENT,
+  pushPermission,
+  pushSupported,
+  rememberPushMessage,
+  syncPushState,
+  urlBase64ToUint8Array,
+} from "../push";
+import { createStore, initialAppState, PUSH_LAST_MESSAGE_KEY, readPushLastMessage, type AppState } from "../store";
 
 afterEach(() => {
   delete (navigator as { serviceWorker?: unknown }).serviceWorker;
+  sessionStorage.clear();
 });
 
-function fakeContainer() {
+function fakeContainer(extra: Record<string, unknown> = {}) {
   const target = new EventTarget();
-  const container = Object.assign(target, { startMessages: vi.fn() });
+  const container = Object.assign(target, { startMessages: vi.fn(), register: vi.fn(), ...extra });
   Object.defineProperty(navigator, "serviceWorker", { value: container, configurable: true });
   return container;
+}
+
+function supportPush(permission: NotificationPermission = "granted") {
+  vi.stubGlobal("PushManager", function PushManager() {});
+  vi.stubGlobal("Notification", { permission });
 }
 
 describe("push support", () => {
@@ -18,8 +34,7 @@ describe("push support", () => {
     expect(pushSupported()).toBe(false);
     expect(pushPermission()).toBe("unsupported");
     fakeContainer();
-    vi.stubGlobal("PushManager", function PushManager() {});
-    vi.stubGlobal("Notification", { permission: "default" });
+    supportPush("default");
     expect(pushSupported()).toBe(true);
     expect(pushPermission()).toBe("unknown");
   });
@@ -32,31 +47,144 @@ describe("push support", () => {
   });
 });
 
+describe("the browser's subscription on page load", () => {
+  it("is looked up without registering a worker or asking for permission", async () => {
+    const getRegistration = vi.fn(async () => undefined);
+    const container = fakeContainer({ getRegistration });
+    const requestPermission = vi.fn();
+    vi.stubGlobal("PushManager", function PushManager() {});
+    vi.stubGlobal("Notification", { permission: "default", requestPermission });
+    const store = createStore<AppState>(initialAppState());
+    expect(await currentPushSubscription()).toBeNull();
+    expect(await syncPushState(window, store)).toBe(false);
+    expect(getRegistration).toHaveBeenCalledWith("/");
+    expect(container.register).not.toHaveBeenCalled();
+    expect(requestPermission).not.toHaveBeenCalled();
+    expect(store.get().push).toMatchObject({ capable: true, permission: "unknown", subscribed: false });
+  });
+
+  it("marks the store subscribed when the worker has a subscription and notifications are allowed", async () => {
+    const subscription = { endpoint: "https://push.example/1" };
+    const getSubscription = vi.fn(async () => subscription);
+    fakeContainer({ getRegistration: vi.fn(async () => ({ pushManager: { getSubscription } })) });
+    supportPush("granted");
+    const store = createStore<AppState>(initialAppState());
+    expect(await currentPushSubscription()).toBe(subscription);
+    expect(await syncPushState(window, store)).toBe(true);
+    expect(store.get().push).toMatchObject({ capable: true, permission: "granted", subscribed: true });
+  });
+
+  it("is not subscribed when notifications were refused, or when looking fails", async () => {
+    const getSubscription = vi.fn(async () => ({ endpoint: "https://push.example/1" }));
+    fakeContainer({ getRegistration: vi.fn(async () => ({ pushManager: { getSubscription } })) });
+    supportPush("denied");
+    const store = createStore<AppState>(initialAppState());
+    expect(await syncPushState(window, store)).toBe(false);
+    expect(store.get().push).toMatchObject({ permission: "denied", subscribed: false });
+
+    fakeContainer({ getRegistration: vi.fn(async () => Promise.reject(new Error("SecurityError"))) });
+    expect(await currentPushSubscription()).toBeNull();
+  });
+});
+
+describe("the last push message", () => {
+  beforeEach(() => sessionStorage.clear());
+
+  it("is kept as {id, kind, at} in the store and in sessionStorage", () => {
+    const store = createStore<AppState>(initialAppState());
+    const message = rememberPushMessage({ id: "n-81", kind: "new_messages", title: "x" }, store, 1_700_000_000_000);
+    expect(message).toEqual({ id: "n-81", kind: "new_messages", at: 1_700_000_000_000 });
+    expect(store.get().push.lastMessage).toEqual(message);
+    expect(JSON.parse(sessionStorage.getItem(PUSH_LAST_MESSAGE_KEY)!)).toEqual(message);
+    // A reload reads it back.
+    expect(readPushLastMessage()).toEqual(message);
+  });
+
+  it("reads back only a well-formed message", () => {
+    sessionStorage.setItem(PUSH_LAST_MESSAGE_KEY, "{broken");
+    expect(readPushLastMessage()).toBeNull();
+    sessionStorage.setItem(PUSH_LAST_MESSAGE_KEY, JSON.stringify({ id: 1, kind: "like", at: 5 }));
+    expect(readPushLastMessage()).toBeNull();
+    expect(rememberPushMessage(null, createStore<AppState>(initialAppState()), 5)).toEqual({ id: "", kind: "", at: 5 });
+  });
+});
+
 describe("messages from the service worker", () => {
-  it("re-dispatches NEW_PUSH_MESSAGE and opens NEW_PUSH_CLICK's page of the site", () => {
+  function page(href: string) {
     const container = fakeContainer();
     const assign = vi.fn();
+    const events: CustomEvent[] = [];
+    const url = new URL(href);
     const win = {
       navigator,
-      location: { href: "http://localhost:3000/", origin: "http://localhost:3000", assign },
-      dispatchEvent: vi.fn(),
+      location: { href, origin: url.origin, assign },
+      dispatchEvent: vi.fn((event: CustomEvent) => {
+        events.push(event);
+        return true;
+      }),
     } as unknown as Window;
-    const stop = installPushMessageHandler(win);
+    const store = createStore<AppState>(initialAppState());
+    const stop = installPushMessageHandler(win, { store });
+    const send = (data: unknown) => container.dispatchEvent(new MessageEvent("message", { data }));
+    return { container, assign, events, store, stop, send };
+  }
+
+  it("NEW_PUSH_MESSAGE stores the last message and dispatches the refresh event", () => {
+    const { container, events, store, send } = page("http://localhost:3000/");
     expect(container.startMessages).toHaveBeenCalled();
+    const payload = { id: "n-81", kind: "like", title: "x", url: "http://localhost:3000/likes" };
+    send({ type: "NEW_PUSH_MESSAGE", payload });
+    expect(events).toHaveLength(1);
+    expect(events[0]!.type).toBe(PUSH_MESSAGE_EVENT);
+    expect(events[0]!.detail).toEqual(payload);
+    expect(store.get().push.lastMessage).toMatchObject({ id: "n-81", kind: "like" });
+    expect(typeof store.get().push.lastMessage?.at).toBe("number");
+    expect(JSON.parse(sessionStorage.getItem(PUSH_LAST_MESSAGE_KEY)!)).toMatchObject({ id: "n-81", kind: "like" });
+  });
 
-    container.dispatchEvent(new MessageEvent("message", { data: { type: "NEW_PUSH_MESSAGE", payload: { title: "x" } } }));
-    const event = (win.dispatchEvent as ReturnType<typeof vi.fn>).mock.calls[0]![0] as CustomEvent;
-    expect(event.type).toBe(PUSH_MESSAGE_EVENT);
-    expect(event.detail).toEqual({ title: "x" });
+  it("NEW_PUSH_CLICK with checkUrl refreshes this page when it is that page, without navigating", () => {
+    const { assign, events, send } = page("http://localhost:3000/chats/12#end");
+    send({ type: "NEW_PUSH_CLICK", checkUrl: "http://localhost:3000/chats/12" });
+    expect(assign).not.toHaveBeenCalled();
+    expect(events).toHaveLength(1);
+    expect(events[0]!.type).toBe(PUSH_MESSAGE_EVENT);
+    expect(events[0]!.detail).toEqual({ checkUrl: "http://localhost:3000/chats/12" });
+  });
 
-    container.dispatchEvent(new MessageEvent("message", { data: { type: "NEW_PUSH_CLICK", openUrl: "http://localhost:3000/chats/4" } }));
+  it("NEW_PUSH_CLICK with checkUrl of another page goes there", () => {
+    const { assign, events, send } = page("http://localhost:3000/chats/11");
+    send({ type: "NEW_PUSH_CLICK", checkUrl: "http://localhost:3000/chats/12" });
+    expect(assign).toHaveBeenCalledWith("http://localhost:3000/chats/12");
+    expect(events).toHaveLength(0);
+  });
+
+  it("NEW_PUSH_CLICK with openUrl navigates to pages of the site only", () => {
+    const { assign, events, stop, send } = page("http://localhost:3000/");
+    send({ type: "NEW_PUSH_CLICK", openUrl: "http://localhost:3000/chats/4" });
     expect(assign).toHaveBeenCalledWith("http://localhost:3000/chats/4");
-    container.dispatchEvent(new MessageEvent("message", { data: { type: "NEW_PUSH_CLICK", openUrl: "https://evil.example/" } }));
-    container.dispatchEvent(new MessageEvent("message", { data: { type: "NEW_PUSH_CLICK", openUrl: "http://localhost:3000/" } }));
+    send({ type: "NEW_PUSH_CLICK", openUrl: "https://evil.example/" });
+    send({ type: "NEW_PUSH_CLICK", checkUrl: "https://evil.example/chats/4" });
     expect(assign).toHaveBeenCalledTimes(1);
+    expect(events).toHaveLength(0);
+    // The page it is on already: refreshed, not loaded again.
+    send({ type: "NEW_PUSH_CLICK", openUrl: "http://localhost:3000/" });
+    expect(assign).toHaveBeenCalledTimes(1);
+    expect(events.map((e) => e.detail)).toEqual([{ openUrl: "http://localhost:3000/" }]);
 
     stop();
-    container.dispatchEvent(new MessageEvent("message", { data: { type: "NEW_PUSH_CLICK", openUrl: "http://localhost:3000/x" } }));
+    send({ type: "NEW_PUSH_CLICK", openUrl: "http://localhost:3000/x" });
+    send({ type: "NEW_PUSH_MESSAGE", payload: {} });
     expect(assign).toHaveBeenCalledTimes(1);
+    expect(events).toHaveLength(1);
+  });
+
+  it("ignores other messages", () => {
+    const { assign, events, store, send } = page("http://localhost:3000/");
+    send(null);
+    send("NEW_PUSH_MESSAGE");
+    send({ type: "SOMETHING_ELSE", openUrl: "http://localhost:3000/x" });
+    expect(assign).not.toHaveBeenCalled();
+    expect(events).toHaveLength(0);
+    expect(store.get().push.lastMessage).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 import { configureApi, resetApiConfig } from "../api";
+import { PUSH_MESSAGE_EVENT } from "../push";
 import {
   FIRST_REFRESH_MS,
   PUSH_REFRESH_INTERVAL_MS,
@@ -113,6 +114,54 @@ describe("startRefresh", () => {
     await vi.advanceTimersByTimeAsync(PUSH_REFRESH_INTERVAL_MS - REFRESH_INTERVAL_MS * 4);
     await flush();
     expect(fetchMock).toHaveBeenCalledTimes(6);
+  });
+
+  it("goes to 5 minutes once the page learns that push is subscribed (after the first refresh)", async () => {
+    stop = startRefresh();
+    await vi.advanceTimersByTimeAsync(FIRST_REFRESH_MS);
+    await flush();
+    expect(fetchMock).toHaveBeenCalledTimes(3);
+    // The browser's subscription is found (syncPushState) or the member turns push on.
+    appStore.set((state) => ({ push: { ...state.push, capable: true, permission: "granted", subscribed: true } }));
+    await vi.advanceTimersByTimeAsync(REFRESH_INTERVAL_MS * 2);
+    expect(fetchMock).toHaveBeenCalledTimes(3);
+    await vi.advanceTimersByTimeAsync(PUSH_REFRESH_INTERVAL_MS - REFRESH_INTERVAL_MS * 2);
+    await flush();
+    expect(fetchMock).toHaveBeenCalledTimes(6);
+  });
+
+  it("refreshes at once on a push, then waits the whole interval again", async () => {
+    appStore.set({ push: { capable: true, permission: "granted", subscribed: true } });
+    stop = startRefresh();
+    await vi.advanceTimersByTimeAsync(FIRST_REFRESH_MS);
+    await flush();
+    expect(fetchMock).toHaveBeenCalledTimes(3);
+    newLikes = 9;
+    window.dispatchEvent(new CustomEvent(PUSH_MESSAGE_EVENT, { detail: { kind: "like" } }));
+    await flush();
+    expect(fetchMock).toHaveBeenCalledTimes(6);
+    expect(appStore.get().totals.newLikes).toBe(9);
+    await vi.advanceTimersByTimeAsync(PUSH_REFRESH_INTERVAL_MS - 1);
+    expect(fetchMock).toHaveBeenCalledTimes(6);
+    await vi.advanceTimersByTimeAsync(1);
+    await flush();
+    expect(fetchMock).toHaveBeenCalledTimes(9);
+  });
+
+  it("does not refresh on a push while hidden or logged out, or after stopping", async () => {
+    stop = startRefresh();
+    setVisibility("hidden");
+    window.dispatchEvent(new CustomEvent(PUSH_MESSAGE_EVENT));
+    await flush();
+    expect(fetchMock).not.toHaveBeenCalled();
+    setVisibility("visible"); // becoming visible refreshes once
+    await flush();
+    expect(fetchMock).toHaveBeenCalledTimes(3);
+    stop();
+    stop = null;
+    window.dispatchEvent(new CustomEvent(PUSH_MESSAGE_EVENT));
+    await flush();
+    expect(fetchMock).toHaveBeenCalledTimes(3);
   });
 
   it("updates the totals through the store, so listeners (badges) see the new count", async () => {
