@@ -16,7 +16,7 @@ import time
 import traceback
 from datetime import UTC, datetime
 
-from bench import bench_landing, bench_search, bench_site_create, bench_soak, bench_ws
+from bench import bench_landing, bench_notify, bench_search, bench_site_create, bench_soak, bench_ws
 from bench.common import (
     BENCH_DATABASE,
     DEFAULT_DATABASE_URL,
@@ -36,6 +36,7 @@ BENCHMARKS = {
     bench_landing.NAME: bench_landing,
     bench_search.NAME: bench_search,
     bench_ws.NAME: bench_ws,
+    bench_notify.NAME: bench_notify,
 }
 # Run only when asked for (--only soak, make soak): ten minutes of load.
 OPTIONAL = {bench_soak.NAME: bench_soak}
@@ -73,7 +74,16 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--ws-connections", type=int, default=1000, help="WebSocket connections in the ws benchmark (default 1000)"
     )
     parser.add_argument("--ws-sends", type=int, default=500, help="measured sends in the ws benchmark (default 500)")
+    parser.add_argument(
+        "--notify-members", type=int, default=100_000,
+        help="members who get the fan-out's news notice (default 100000)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--notify-senders", type=int, default=1000, help="members who send a message at once (default 1000)"
+    )
     args = parser.parse_args(argv)
+    if args.notify_members < 100 or args.notify_senders < 20:
+        parser.error("--notify-members must be at least 100 and --notify-senders at least 20")
     if args.ws_connections < 40 or args.ws_connections % 2 or args.ws_sends < 1:
         parser.error("--ws-connections must be an even number of at least 40, --ws-sends positive")
     if args.deep_page < 2 or args.latency_samples < 1:
