@@ -34,6 +34,30 @@ def log_in_by_cookie(context, server, committed, site, profile) -> None:
     context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": key, "url": server.url("localhost", "/")}])
 
 
+def server_payload(site, me, bella, conversation: int) -> dict:
+    """The push apps.notifications sends Me for Bella's first message (its content and
+    payload code, as the sender uses them; the device's encryption is the push service's
+    part, which the DevTools protocol stands in for)."""
+    import uuid
+
+    from django.utils import translation
+
+    from apps.chat.services import message_send
+    from apps.chat.tests.helpers import credits_give
+    from apps.notifications.content import notice_content
+    from apps.notifications.models import Notice
+    from apps.notifications.sending import _badge, push_payload
+
+    credits_give(site, bella.user, 10)
+    with on_site(site), translation.override("en"):
+        message, _created = message_send(
+            user=bella.user, conversation_id=conversation, client_id=uuid.uuid4().hex, text="are you there?"
+        )
+        item = {"m": message.pk, "c": conversation, "p": bella.pk, "n": "Bella", "k": "text", "t": message.text}
+        notice = Notice(pk=10**9, user=me.user, kind="new_conversations", channel="push", items=[item])
+        return push_payload(site, notice, notice_content(notice), badge=_badge(notice))
+
+
 def notice(conversation: int, **extra) -> dict:
     """The server's push payload (the contract of apps.notifications)."""
     return {
@@ -197,6 +221,7 @@ def test_a_push_shows_its_notification_tells_the_page_and_a_click_opens_the_conv
             return conversation_open(user=me.user, profile_id=bella.pk).pk
 
     conversation = in_thread(open_conversation)
+    first_push = in_thread(server_payload, site, me, bella, conversation)
     log_in_by_cookie(browser_context, site_server, committed, site, me)
     browser_context.grant_permissions(["notifications"], origin=origin(site_server))
     goto_past_the_match_modal(page, site_server.url("localhost", "/members"))
@@ -228,21 +253,23 @@ def test_a_push_shows_its_notification_tells_the_page_and_a_click_opens_the_conv
             {"origin": origin(site_server), "registrationId": registration_id, "data": json.dumps(payload)},
         )
 
-    # The push: a notification with its title, body and tag, and the page hears of it.
+    # The push the server makes for Bella's message: a notification with its title, body
+    # and tag, and the page hears of it.
+    assert first_push["title"] == "Bella started a conversation with you" and first_push["badge"] == 1
     page.evaluate("sessionStorage.removeItem('push-last-message')")
-    deliver(notice(conversation))
+    deliver(first_push)
     page.wait_for_function(
         """async ([tag, title]) => {
             const registration = await navigator.serviceWorker.ready;
             const shown = await registration.getNotifications({tag});
             return shown.length === 1 && shown[0].title === title && shown[0].body === 'Bella: are you there?';
         }""",
-        arg=[f"chat-{conversation}", "New message"],
+        arg=[f"chat-{conversation}", first_push["title"]],
     )
     page.wait_for_function(
         "(id) => { const m = JSON.parse(sessionStorage.getItem('push-last-message') || 'null');"
-        " return !!m && m.id === id && m.kind === 'new_messages' && typeof m.at === 'number'; }",
-        arg=f"n-{conversation}",
+        " return !!m && m.id === id && m.kind === 'new_conversations' && typeof m.at === 'number'; }",
+        arg=first_push["id"],
     )
     data = page.evaluate(
         """async (tag) => {
@@ -254,8 +281,8 @@ def test_a_push_shows_its_notification_tells_the_page_and_a_click_opens_the_conv
     assert data == {
         "url": site_server.url("localhost", f"/chats/{conversation}"),
         "checkUrl": site_server.url("localhost", f"/chats/{conversation}"),
-        "id": f"n-{conversation}",
-        "kind": "new_messages",
+        "id": first_push["id"],
+        "kind": "new_conversations",
     }
 
     # A newer notice with the same tag replaces the older one.
@@ -311,6 +338,16 @@ def test_the_enable_push_alert_shows_where_push_can_be_had_and_stays_dismissed(
     committed, site, site_server, browser_context, page
 ):
     me = committed.member(site, "Alerted")
+
+    def photo_alert_dismissed() -> None:  # the push alert waits for a page without another alert
+        from django.utils import timezone
+
+        from apps.accounts.models import User
+
+        with on_site(site):
+            User.objects.filter(pk=me.user_id).update(dismissals={"profile_photo": timezone.now().isoformat()})
+
+    in_thread(photo_alert_dismissed)
     log_in_by_cookie(browser_context, site_server, committed, site, me)
     goto_past_the_match_modal(page, site_server.url("localhost", "/members"))
     # Rendered hidden; shown by the page's script (Chromium can do push, not refused, no

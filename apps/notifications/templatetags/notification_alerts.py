@@ -34,6 +34,10 @@ def notifications_disabled_alert(context) -> dict:
     match = getattr(request, "resolver_match", None)
     on_settings = match is not None and match.url_name == "notifications"
     shown = bool(user is not None and not on_settings and disabled_alert_shown(user))
+    if shown:
+        from apps.profiles.templatetags.profile_alerts import alert_shown
+
+        alert_shown(request)
     return {
         "show": shown,
         "reason": getattr(user, "email_disabled_reason", ""),

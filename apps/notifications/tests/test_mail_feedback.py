@@ -226,6 +226,17 @@ class TestDisabledAlert:
             )
         assert "notifications-disabled-alert" in self.page(site, client_for, ben)
 
+    def test_the_enable_push_alert_waits_for_a_page_without_it(self, site, client_for):
+        from apps.profiles.tests.helpers_view import photos_add
+
+        ben = member(site, "Ben", gender="male")
+        photos_add(site, ben, 1)  # no photo alert
+        assert 'data-testid="enable-push-alert"' in self.page(site, client_for, ben)
+        with on_site(site):
+            User.objects.filter(pk=ben.user_id).update(email_disabled_reason="bounce", email_disabled_at=timezone.now())
+        html = self.page(site, client_for, ben)
+        assert "notifications-disabled-alert" in html and 'data-testid="enable-push-alert"' not in html
+
     def test_not_without_a_reason(self, site, client_for):
         ben = member(site, "Ben", gender="male")
         assert "notifications-disabled-alert" not in self.page(site, client_for, ben)

@@ -14,7 +14,7 @@ from django.test import RequestFactory
 from PIL import Image, ImageChops
 
 from apps.pages import pwa
-from apps.profiles.tests.helpers_view import logged_in, member
+from apps.profiles.tests.helpers_view import logged_in, member, photos_add
 
 pytestmark = pytest.mark.django_db
 
@@ -338,6 +338,7 @@ def alert_request(site, user, url_name: str = "index"):
 def test_the_push_alert_is_rendered_hidden_for_members_with_the_key(site, client_for, settings):
     settings.VAPID_PUBLIC_KEY = "deployment-key"
     profile = member(site, "Pusher")
+    photos_add(site, profile, 1)  # no photo alert: the push alert waits for a page without one
     body = logged_in(site, client_for, profile).get("/members").content.decode()
     alert = re.search(r"<div[^>]*data-enable-push-alert[^>]*>", body).group(0)
     assert 'data-push-key="deployment-key"' in alert
@@ -356,6 +357,8 @@ def test_the_push_alert_uses_the_sites_own_key_first(site, settings):
     profile = member(site, "Owner")
     assert 'data-push-key="deployment-key"' in render_alert(alert_request(site, profile.user))
     site.push_public_key = "site-key"
+    assert 'data-push-key="deployment-key"' in render_alert(alert_request(site, profile.user))  # half a pair
+    site.push_private_key = "site-private-key"
     assert 'data-push-key="site-key"' in render_alert(alert_request(site, profile.user))
     assert render_alert(alert_request(site, AnonymousUser())).strip() == ""
 
@@ -370,6 +373,7 @@ def test_the_push_alert_is_not_rendered_without_a_key(site, settings):
 def test_the_push_alert_is_not_rendered_once_dismissed(site, client_for, settings):
     settings.VAPID_PUBLIC_KEY = "deployment-key"
     profile = member(site, "Dismisser")
+    photos_add(site, profile, 1)
     client = logged_in(site, client_for, profile)
     assert "data-enable-push-alert" in client.get("/members").content.decode()
     response = client.post(
@@ -396,7 +400,7 @@ def test_settings_and_signup_get_the_deployment_key_when_the_site_has_none(site,
     assert push_public_key(site) == "deployment-key"
     assert client_for(site).get("/api/settings.php").json()["push_public_key"] == "deployment-key"
     assert "deployment-key" in client_for(site).get("/signup").content.decode()
-    site.push_public_key = "site-key"
+    site.push_public_key, site.push_private_key = "site-key", "site-private-key"
     site.save()
     assert push_public_key(site) == "site-key"
     assert client_for(site).get("/api/settings.php").json()["push_public_key"] == "site-key"

@@ -17,7 +17,17 @@ def profile_photo_alert(context) -> dict:
     user = getattr(request, "user", None)
     match = getattr(request, "resolver_match", None)
     on_profile_page = match is not None and match.url_name == "profile"
-    return {"show": bool(user is not None and not on_profile_page and profile_photo_alert_shown(user))}
+    show = bool(user is not None and not on_profile_page and profile_photo_alert_shown(user))
+    if show:
+        alert_shown(request)
+    return {"show": show}
+
+
+def alert_shown(request) -> None:
+    """A dismissible alert is on this page: the "enable push" alert, which can wait, waits
+    for a page without one (a phone's first screen is not a wall of alerts)."""
+    if request is not None:
+        request.dismissible_alert_shown = True
 
 
 @register.inclusion_tag("profiles/partials/enable_push_alert.html", takes_context=True)
@@ -32,5 +42,7 @@ def enable_push_alert(context) -> dict:
     user = getattr(request, "user", None)
     match = getattr(request, "resolver_match", None)
     if site is None or is_public(request) or user is None or (match is not None and match.url_name in SIGNUP_ROUTES):
+        return {"push_key": ""}
+    if getattr(request, "dismissible_alert_shown", False):  # one at a time (alert_shown)
         return {"push_key": ""}
     return {"push_key": enable_push_alert_key(user, site)}
