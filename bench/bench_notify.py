@@ -2,7 +2,7 @@
 
 One site (`notify.bench.localhost`) with --notify-members (100,000) members who opted in
 to "news" by push, each with a subscription at the bench's push service
-(bench/push_sink.py: a uvicorn process that answers 201 and checks one push in 100 in
+(bench/push_sink.py: a process of its own that answers 201 and checks one push in 100 in
 full, VAPID and aes128gcm).
 
 (a) fan-out: a worker process (bench/notify_worker.py) makes the campaign's notices and
@@ -94,8 +94,7 @@ class PushSink:
             "BENCH_PUSH_AUTH": keys["auth"],
             "BENCH_PUSH_ORIGIN": self.url,
         }
-        args = [str(VENV_BIN / "uvicorn"), "bench.push_sink:app", "--host", "127.0.0.1", "--port", str(self.port),
-                "--log-level", "warning", "--lifespan", "off", "--no-access-log"]  # fmt: skip
+        args = [PYTHON, "-m", "bench.push_sink", str(self.port)]
         self.process = subprocess.Popen(args, cwd=ROOT, env=env, start_new_session=True)
         self._wait()
 

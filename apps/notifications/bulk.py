@@ -8,12 +8,12 @@ many members a site has."""
 
 from __future__ import annotations
 
+import collections
 import gc
 import itertools
 import json
 import logging
 import os
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -31,14 +31,14 @@ from apps.notifications.sending import (
     push_finish,
     push_prepare,
 )
-from apps.notifications.webpush import push_send
+from apps.notifications.webpush import push_result, push_start
 
 logger = logging.getLogger(__name__)
 
 CHUNK = 500
-# Two threads keep the process busy while a push service answers; more only fight for
-# the interpreter lock (bench/bench_notify.py).
-PUSH_THREADS = int(os.environ.get("NOTICE_PUSH_THREADS", "2"))
+# Requests waiting for a push service's answer while the next push is encrypted (threads
+# cost more than they saved: the interpreter lock; bench/bench_notify.py).
+PUSH_IN_FLIGHT = int(os.environ.get("NOTICE_PUSH_IN_FLIGHT", "4"))
 NOTICE_FIELDS = [field.name for field in Notice._meta.concrete_fields]
 # What sending reads of a member (anything else is loaded when needed).
 MEMBER_FIELDS = [
@@ -155,27 +155,38 @@ def _send_batch(*, first_id: int, last_id: int, campaign=None) -> dict[str, int]
     for pk, user_id, endpoint, p256dh, auth in rows.values_list("pk", "user_id", "endpoint", "p256dh", "auth"):
         devices.setdefault(user_id, []).append(Device(pk, endpoint, p256dh, auth))
     finished: list[Notice] = []
-    sends: list[tuple[PushJob, Future]] = []
-    # The pushes go out from a few threads as soon as each is ready: while one waits
-    # for a push service's answer, another encrypts and this one prepares the next. No
-    # database work happens in those threads.
-    with ThreadPoolExecutor(max_workers=max(PUSH_THREADS, 1)) as pool:
-        # In the members' languages, one language at a time.
-        for language, group in itertools.groupby(
-            sorted(notices, key=lambda n: n.user.language or "en"), key=lambda n: n.user.language or "en"
-        ):
-            with translation.override(language):
-                for notice in group:
-                    outcome = _prepare(notice, campaign, devices)
-                    if isinstance(outcome, PushJob):
-                        sends.append((outcome, pool.submit(_send_job, outcome) if PUSH_THREADS else _done(outcome)))
-                    elif outcome:
-                        finished.append(notice)
-                        counts[outcome] = counts.get(outcome, 0) + 1
-        for job, future in sends:
-            state = push_finish(job, future.result())
-            finished.append(job.notice)
-            counts[state] = counts.get(state, 0) + 1
+    # Pushes in flight, oldest first: (job, its pending pushes). Up to PUSH_IN_FLIGHT
+    # requests wait for their answers on connections of their own while this thread
+    # encrypts the next ones; no threads, no database work between send and answer.
+    flight: collections.deque = collections.deque()
+    waiting = 0
+
+    def settle_oldest() -> None:
+        nonlocal waiting
+        job, pushes = flight.popleft()
+        waiting -= len(pushes)
+        state = push_finish(job, [push_result(push) for push in pushes])
+        finished.append(job.notice)
+        counts[state] = counts.get(state, 0) + 1
+
+    # In the members' languages, one language at a time.
+    for language, group in itertools.groupby(
+        sorted(notices, key=lambda n: n.user.language or "en"), key=lambda n: n.user.language or "en"
+    ):
+        with translation.override(language):
+            for notice in group:
+                outcome = _prepare(notice, campaign, devices)
+                if isinstance(outcome, PushJob):
+                    pushes = [push_start(**outcome.request(device)) for device in outcome.subscriptions]
+                    flight.append((outcome, pushes))
+                    waiting += len(pushes)
+                    while waiting > PUSH_IN_FLIGHT:
+                        settle_oldest()
+                elif outcome:
+                    finished.append(notice)
+                    counts[outcome] = counts.get(outcome, 0) + 1
+    while flight:
+        settle_oldest()
     _store(finished)
     return counts
 
@@ -188,17 +199,6 @@ class Device:
     endpoint: str
     p256dh: str
     auth: str
-
-
-def _done(job: PushJob) -> Future:
-    """The job sent in this thread (NOTICE_PUSH_THREADS=0, e.g. to profile)."""
-    future: Future = Future()
-    future.set_result(_send_job(job))
-    return future
-
-
-def _send_job(job: PushJob) -> list:
-    return [push_send(**job.request(subscription)) for subscription in job.subscriptions]
 
 
 def _prepare(notice: Notice, campaign, devices: dict) -> PushJob | str | None:

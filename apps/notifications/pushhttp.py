@@ -78,6 +78,10 @@ class _Connection:
     def exchange(self, request: bytes) -> tuple[Answer, bool]:
         """Send `request`, read the answer; (answer, whether to keep the connection)."""
         self.sock.sendall(request)
+        return self.receive()
+
+    def receive(self) -> tuple[Answer, bool]:
+        """Read the answer to the request sent last."""
         status_line = self._line()
         parts = status_line.split(b" ", 2)
         if len(parts) < 2 or not parts[0].startswith(b"HTTP/1.") or not parts[1].isdigit():
@@ -151,9 +155,7 @@ def close_all() -> None:
         connection.close()
 
 
-def post(url: str, *, data: bytes | None = None, headers: dict | None = None, timeout: float = 10) -> Answer:
-    """POST `data` to `url` with `headers`; raises OSError (PushHTTPError) when no
-    answer could be had."""
+def _request(url: str, data: bytes | None, headers: dict | None) -> tuple[tuple, bytes]:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise PushHTTPError(f"not an http(s) URL: {url[:80]}")
@@ -162,28 +164,79 @@ def post(url: str, *, data: bytes | None = None, headers: dict | None = None, ti
     body = data or b""
     lines = [f"POST {path} HTTP/1.1", f"Host: {parts.netloc}", f"Content-Length: {len(body)}"]
     lines += [f"{name}: {value}" for name, value in (headers or {}).items() if name.lower() != "content-length"]
-    request = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
-    key = (parts.scheme, parts.hostname, port)
-    for attempt in (1, 2):
-        connection = _checkout(key)
-        reused = connection is not None
-        if connection is None:
-            connection = _Connection(parts.scheme, parts.hostname, port, timeout)
-        connection.sock.settimeout(timeout)
+    return (parts.scheme, parts.hostname, port), ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+
+
+class Pending:
+    """A request sent whose answer is read later (`result`): one thread keeps a few
+    requests in flight on connections of their own while it encrypts the next push.
+    No pipelining: each connection carries one request at a time."""
+
+    def __init__(self, key: tuple, request: bytes, timeout: float) -> None:
+        self.key, self.request, self.timeout = key, request, timeout
+        self.error: Exception | None = None
+        self.connection: _Connection | None = None
+        self.reused = False
         try:
-            answer, keep = connection.exchange(request)
+            self._send()
+        except (OSError, ValueError) as error:
+            self.error = error
+
+    def _send(self) -> None:
+        self.connection = _checkout(self.key)
+        self.reused = self.connection is not None
+        if self.connection is None:
+            self.connection = _Connection(self.key[0], self.key[1], self.key[2], self.timeout)
+        self.connection.sock.settimeout(self.timeout)
+        try:
+            self.connection.sock.sendall(self.request)
+        except (BrokenPipeError, ConnectionResetError):
+            self.connection.close()
+            if not self.reused:
+                raise
+            # An idle connection the server had closed: nothing was read, a new one.
+            self.connection = _Connection(self.key[0], self.key[1], self.key[2], self.timeout)
+            self.reused = False
+            self.connection.sock.settimeout(self.timeout)
+            self.connection.sock.sendall(self.request)
+
+    def result(self) -> Answer:
+        """The answer; raises OSError (PushHTTPError) when none could be had."""
+        if self.error is not None:
+            raise PushHTTPError(str(self.error)) from self.error
+        connection = self.connection
+        try:
+            answer, keep = connection.receive()
         except (ConnectionResetError, BrokenPipeError) as error:
             connection.close()
-            # An idle connection the server had closed: nothing was read, try once more.
-            if reused and attempt == 1 and not connection.buffer:
-                continue
-            raise PushHTTPError(str(error)) from error
+            if self.reused and not connection.buffer:  # closed while idle: once more, anew
+                self.reused = False
+                try:
+                    connection = self.connection = _Connection(self.key[0], self.key[1], self.key[2], self.timeout)
+                    connection.sock.settimeout(self.timeout)
+                    answer, keep = connection.exchange(self.request)
+                except (OSError, ValueError) as again:
+                    connection.close()
+                    raise PushHTTPError(str(again)) from again
+            else:
+                raise PushHTTPError(str(error)) from error
         except (OSError, ValueError) as error:
             connection.close()
             raise PushHTTPError(str(error)) from error
         if keep:
-            _checkin(key, connection)
+            _checkin(self.key, connection)
         else:
             connection.close()
         return answer
-    raise PushHTTPError("no answer")  # pragma: no cover - the loop returns or raises
+
+
+def start(url: str, *, data: bytes | None = None, headers: dict | None = None, timeout: float = 10) -> Pending:
+    """Send a POST now; its answer comes with `.result()`."""
+    key, request = _request(url, data, headers)
+    return Pending(key, request, timeout)
+
+
+def post(url: str, *, data: bytes | None = None, headers: dict | None = None, timeout: float = 10) -> Answer:
+    """POST `data` to `url` with `headers`; raises OSError (PushHTTPError) when no
+    answer could be had."""
+    return start(url, data=data, headers=headers, timeout=timeout).result()

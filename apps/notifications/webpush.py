@@ -97,7 +97,16 @@ def payload_bytes(payload: dict) -> bytes:
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def push_send(
+@dataclass
+class PushPending:
+    """A push on its way: its request is sent, the answer is read by `push_result`."""
+
+    host: str
+    request: pushhttp.Pending | None = None
+    answer: PushAnswer | None = None  # settled before sending (a refused endpoint)
+
+
+def push_start(
     *,
     endpoint: str,
     p256dh: str,
@@ -108,25 +117,38 @@ def push_send(
     ttl: int,
     urgency: str = "normal",
     topic: str = "",
-) -> PushAnswer:
-    """Encrypt `payload` (a dict, or its JSON as bytes) for the subscription and POST it
-    to its push service."""
-    if not endpoint_allowed(endpoint):
-        logger.warning("push endpoint %s refused: not a public https address", urlsplit(endpoint).hostname)
-        return PushAnswer(REFUSED, 0)
+) -> PushPending:
+    """Encrypt `payload` (a dict, or its JSON as bytes) for the subscription and send it
+    to its push service; the answer comes with push_result()."""
     parts = urlsplit(endpoint)
+    if not endpoint_allowed(endpoint):
+        logger.warning("push endpoint %s refused: not a public https address", parts.hostname)
+        return PushPending(parts.hostname or "", answer=PushAnswer(REFUSED, 0))
     headers = dict(vapid_headers(private_key=private_key, audience=f"{parts.scheme}://{parts.netloc}", subject=subject))
     headers["Urgency"] = urgency if urgency in URGENCIES else "normal"
     if topic:
         headers["Topic"] = topic
     data = payload if isinstance(payload, bytes) else payload_bytes(payload)
-    body = encrypt(data, p256dh=p256dh, auth=auth)
     headers["TTL"] = str(ttl)
     headers["Content-Encoding"] = "aes128gcm"
     try:
-        response = pushhttp.post(endpoint, data=body, headers=headers, timeout=PUSH_TIMEOUT)
-    except OSError as error:  # no connection, no answer (pushhttp.PushHTTPError)
+        request = pushhttp.start(
+            endpoint, data=encrypt(data, p256dh=p256dh, auth=auth), headers=headers, timeout=PUSH_TIMEOUT
+        )
+    except OSError as error:
         logger.info("push to %s failed: %s", parts.hostname, error)
+        return PushPending(parts.hostname or "", answer=PushAnswer(RETRY, 0))
+    return PushPending(parts.hostname or "", request=request)
+
+
+def push_result(pending: PushPending) -> PushAnswer:
+    """What the push service answered, and what it means for the subscription."""
+    if pending.answer is not None:
+        return pending.answer
+    try:
+        response = pending.request.result()
+    except OSError as error:  # no connection, no answer (pushhttp.PushHTTPError)
+        logger.info("push to %s failed: %s", pending.host, error)
         return PushAnswer(RETRY, 0)
     status = response.status_code
     if status in (200, 201, 202):
@@ -135,5 +157,10 @@ def push_send(
         return PushAnswer(GONE, status)
     if status == 429 or status >= 500:
         return PushAnswer(RETRY, status, retry_after_seconds(response.headers.get("retry-after")))
-    logger.warning("push to %s refused with %s: %s", parts.hostname, status, response.text[:200])
+    logger.warning("push to %s refused with %s: %s", pending.host, status, response.text[:200])
     return PushAnswer(REFUSED, status)
+
+
+def push_send(**request) -> PushAnswer:
+    """Send one push and wait for the answer (push_start + push_result)."""
+    return push_result(push_start(**request))
