@@ -18,7 +18,7 @@ EDITABLE = ("site", "kind", "language", "title", "body", "button", "url", "email
 @admin.register(Campaign)
 class CampaignAdmin(admin.ModelAdmin):
     list_display = ("title", "site", "kind", "language", "state", "progress", "sent", "failed", "skipped", "created")
-    list_filter = ("state", "kind", "site")
+    list_filter = ("state", "kind", ("site", admin.RelatedOnlyFieldListFilter))
     search_fields = ("title", "body")
     actions = ["send"]
     readonly_fields = ("state", "progress", "total", "sent", "failed", "skipped", "started_at", "finished_at")
