@@ -27,7 +27,7 @@ from apps.tenants.models import (
     MinimumMessageCost,
     Site,
 )
-from apps.tenants.services import gifts_default_ensure, schema_name_for
+from apps.tenants.services import gifts_default_ensure, packages_default_ensure, schema_name_for
 
 
 class DomainInline(admin.TabularInline):
@@ -51,8 +51,57 @@ class GiftInline(admin.TabularInline):
     ordering = ("position", "pk")
 
 
+class SecretField(forms.CharField):
+    """A key the admin takes but never shows back: empty keeps the stored one."""
+
+    def __init__(self, **kwargs) -> None:
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("widget", forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}))
+        super().__init__(**kwargs)
+
+
+class SiteAdminForm(forms.ModelForm):
+    """The site's settings. The Mollie key and the push private key are write-only: the
+    page never contains them (only whether one is stored); leaving the field empty keeps
+    the stored key, "remove" clears it."""
+
+    SECRETS = ("mollie_api_key", "push_private_key")
+
+    mollie_api_key = SecretField(label=_("Mollie API key"), max_length=100)
+    mollie_api_key_remove = forms.BooleanField(label=_("Remove the stored Mollie key"), required=False)
+    push_private_key = SecretField(label=_("push private key (VAPID)"), max_length=200)
+    push_private_key_remove = forms.BooleanField(label=_("Remove the stored push private key"), required=False)
+
+    class Meta:
+        model = Site
+        exclude = ()  # noqa: DJ006 - the admin's fieldsets choose the fields
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        for name in self.SECRETS:
+            stored = bool(getattr(self.instance, name, ""))
+            self.fields[name].help_text = (
+                _("A key is stored; it is never shown. Leave empty to keep it.") if stored else _("No key is stored.")
+            )
+
+    def _secret(self, name: str) -> str:
+        value = (self.cleaned_data.get(name) or "").strip()
+        if value:
+            return value
+        if self.cleaned_data.get(f"{name}_remove"):
+            return ""
+        return getattr(self.instance, name, "") or ""
+
+    def clean(self):
+        cleaned = super().clean()
+        for name in self.SECRETS:
+            cleaned[name] = self._secret(name)
+        return cleaned
+
+
 @admin.register(Site)
 class SiteAdmin(admin.ModelAdmin):
+    form = SiteAdminForm
     list_display = ("name", "niche", "primary_domain", "languages", "is_active", "created")
     list_filter = ("niche", "is_active")
     search_fields = ("name", "domains__domain", "schema_name")
@@ -98,13 +147,29 @@ class SiteAdmin(admin.ModelAdmin):
         ),
         (_("Site-entry warning"), {"fields": ("enable_site_entry_popup", "entry_popup_countries")}),
         (
-            _("Theme and delivery"),
-            {"fields": ("theme_primary", "theme_secondary", "cdn_prefix", "push_public_key", "push_private_key")},
+            _("Payments"),
+            {"fields": ("payment_gateway", "mollie_api_key", "mollie_api_key_remove", "direct_debit_enabled")},
+        ),
+        (_("Theme and delivery"), {"fields": ("theme_primary", "theme_secondary", "cdn_prefix")}),
+        (
+            _("Push (VAPID)"),
+            {
+                "fields": ("push_public_key", "push_private_key", "push_private_key_remove"),
+                "description": _("Empty: the deployment's key pair. A site's own pair needs both halves."),
+            },
         ),
     )
 
     def get_queryset(self, request):
         return super().get_queryset(request).exclude(schema_name="public").prefetch_related("domains")
+
+    def get_fieldsets(self, request, obj=None):
+        """ "Remove" appears only for a key that is stored."""
+        hidden = {f"{name}_remove" for name in SiteAdminForm.SECRETS if not getattr(obj, name, "")}
+        return [
+            (title, {**options, "fields": tuple(f for f in options["fields"] if f not in hidden)})
+            for title, options in super().get_fieldsets(request, obj)
+        ]
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         form = super().get_form(request, obj, change=change, **kwargs)
@@ -120,8 +185,9 @@ class SiteAdmin(admin.ModelAdmin):
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
-        if not change:  # A new site without gifts of its own gets the default catalogue.
+        if not change:  # A new site gets the default gifts and credit packages (it may change them).
             gifts_default_ensure(form.instance)
+            packages_default_ensure(form.instance)
 
     def get_readonly_fields(self, request, obj=None):
         # The schema name is fixed once the schema exists.

@@ -2,8 +2,15 @@
 
 from django.db import transaction
 
-from apps.tenants.models import CreditPackage, CreditPackagePrice, Gift, Site
-from apps.tenants.services import DEFAULT_GIFTS, company_get_or_create, public_site_ensure, site_create
+from apps.tenants.models import Gift, Site
+from apps.tenants.services import (
+    DEFAULT_GIFTS,
+    DEFAULT_PACKAGES,
+    company_get_or_create,
+    packages_default_ensure,
+    public_site_ensure,
+    site_create,
+)
 
 DEMO_COMPANY = {
     "name": "Demo Dating B.V.",
@@ -49,22 +56,12 @@ DEMO_SITES = [
 ]
 
 
-# Credit packages of every demo site: (credits, {currency: minor units}, highlighted).
-DEMO_PACKAGES = [
-    (20, {"EUR": 1495, "GBP": 1295, "USD": 1595}, False),
-    (50, {"EUR": 2995, "GBP": 2595, "USD": 3295}, True),
-    (120, {"EUR": 5995, "GBP": 5195, "USD": 6495}, False),
-]
+# Credit packages of every demo site: the defaults of every new site.
+DEMO_PACKAGES = DEFAULT_PACKAGES
 
 
 def demo_packages_ensure(site: Site) -> None:
-    if CreditPackage.objects.filter(site=site).exists():
-        return
-    for position, (credits, prices, highlighted) in enumerate(DEMO_PACKAGES):
-        package = CreditPackage.objects.create(site=site, credits=credits, highlighted=highlighted, position=position)
-        CreditPackagePrice.objects.bulk_create(
-            CreditPackagePrice(package=package, currency=currency, amount=amount) for currency, amount in prices.items()
-        )
+    packages_default_ensure(site)
 
 
 # Gifts of every demo site: (name, emoji); new sites get them too (site_create).

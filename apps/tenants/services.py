@@ -7,7 +7,7 @@ from django_tenants.utils import schema_exists
 
 from apps.tenants.cloning import schema_template_refresh
 from apps.tenants.middleware import site_cache_clear
-from apps.tenants.models import Company, Domain, Gift, Site
+from apps.tenants.models import Company, CreditPackage, CreditPackagePrice, Domain, Gift, Site
 
 _SCHEMA_PREFIX = "site_"
 
@@ -60,6 +60,7 @@ def site_create(*, name: str, domain: str, **fields) -> Site:
     site.save(verbosity=0)
     Domain.objects.create(domain=domain, tenant=site, is_primary=True)
     gifts_default_ensure(site)
+    packages_default_ensure(site)
     transaction.on_commit(site_cache_clear)
     return site
 
@@ -74,6 +75,28 @@ def gifts_default_ensure(site: Site) -> int:
         for position, (name, emoji) in enumerate(DEFAULT_GIFTS)
     )
     return len(gifts)
+
+
+# Credit packages a new site starts with (the operators change them in the admin):
+# (credits, {currency: minor units}, highlighted).
+DEFAULT_PACKAGES = [
+    (20, {"EUR": 1495, "GBP": 1295, "USD": 1595}, False),
+    (50, {"EUR": 2995, "GBP": 2595, "USD": 3295}, True),
+    (120, {"EUR": 5995, "GBP": 5195, "USD": 6495}, False),
+]
+
+
+def packages_default_ensure(site: Site) -> int:
+    """Give a site without credit packages the default ones (DEFAULT_PACKAGES); a site
+    that has any keeps its own. Returns the number of packages added."""
+    if CreditPackage.objects.filter(site=site).exists():
+        return 0
+    for position, (credits, prices, highlighted) in enumerate(DEFAULT_PACKAGES):
+        package = CreditPackage.objects.create(site=site, credits=credits, highlighted=highlighted, position=position)
+        CreditPackagePrice.objects.bulk_create(
+            CreditPackagePrice(package=package, currency=currency, amount=amount) for currency, amount in prices.items()
+        )
+    return len(DEFAULT_PACKAGES)
 
 
 def public_site_ensure(*, domain: str) -> Site:
