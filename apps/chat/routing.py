@@ -62,7 +62,7 @@ def _site_and_member(hostname: str, session_key: str | None):
     from apps.tenants.middleware import site_for_host
 
     site = site_for_host(hostname) if hostname else None
-    if site is None:
+    if site is None or not site.is_active:  # a switched-off site takes no live connection
         return None, AnonymousUser(), None
     site.domain_url = hostname
     return site, *session_member(site, session_key)

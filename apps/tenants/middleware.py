@@ -37,7 +37,7 @@ def site_for_host(hostname: str) -> Site | None:
     domain = (
         Domain.objects.select_related("tenant", "tenant__company")
         .prefetch_related("tenant__minimum_message_costs")
-        .filter(domain=hostname, tenant__is_active=True)
+        .filter(domain=hostname)
         .first()
     )
     site = domain.tenant if domain else None
@@ -67,6 +67,30 @@ def not_found_response(request: HttpRequest) -> HttpResponse:
     return response
 
 
+def unavailable_response(request: HttpRequest, site: Site) -> HttpResponse:
+    """A site its operators switched off: 503 "site unavailable" (its members' data is
+    kept; switching it on again brings everything back), in the site's default language,
+    JSON under /api/. Answered before the rest of the stack, with its own headers."""
+    from django.http import JsonResponse
+    from django.utils import translation
+    from django.utils.translation import gettext
+
+    from apps.common.exceptions import error_body
+
+    with translation.override(site.domain_language or site.default_language):
+        message = gettext("%(site)s is not available at the moment.") % {"site": site.name}
+        if request.path.startswith("/api/"):
+            response = JsonResponse(error_body("site_unavailable", message), status=503)
+        else:
+            context = {"request": request, "site": site, "message": message}
+            response = HttpResponse(render_to_string("errors/site_unavailable.html", context), status=503)
+    response["Content-Security-Policy"] = NO_SITE_CSP
+    response["X-Frame-Options"] = "DENY"
+    response["Cache-Control"] = "no-store"
+    response["Retry-After"] = "3600"
+    return response
+
+
 class SiteMiddleware(TenantMainMiddleware):
     def process_request(self, request: HttpRequest) -> HttpResponse | None:
         connection.set_schema_to_public()
@@ -74,6 +98,8 @@ class SiteMiddleware(TenantMainMiddleware):
         site = site_for_host(hostname) if hostname else None
         if site is None:
             return not_found_response(request)
+        if not site.is_active:
+            return unavailable_response(request, site)
         site.domain_url = hostname
         request.tenant = site
         request.site = site

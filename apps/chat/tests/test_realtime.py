@@ -321,3 +321,31 @@ def test_malformed_frames_get_an_error_and_keep_the_socket(committed, site, pair
         await socket.disconnect()
 
     run(body)
+
+
+def test_a_switched_off_site_takes_no_live_connection(committed, site, pair):
+    """Issue 15: an operator switches the site off; its members' sockets are refused
+    until it is on again."""
+    from apps.tenants.middleware import site_cache_clear
+    from apps.tenants.models import Site
+
+    anna, _ben, _conversation = pair
+    session = committed.session(site, anna.user)
+
+    def switch(on: bool) -> None:
+        Site.objects.filter(pk=site.pk).update(is_active=on)
+        site_cache_clear()
+
+    async def connects() -> bool:
+        socket = _socket("localhost:8000", session)
+        connected, _ = await socket.connect(timeout=TIMEOUT)
+        if connected:
+            await socket.disconnect()
+        return connected
+
+    in_thread(switch, False)
+    try:
+        assert in_thread(async_to_sync(connects)) is False
+    finally:
+        in_thread(switch, True)
+    assert in_thread(async_to_sync(connects)) is True
