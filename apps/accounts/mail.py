@@ -11,14 +11,15 @@ from apps.accounts.models import User
 from apps.tenants.models import Site
 
 
-def _site() -> Site | None:
+def current_site() -> Site | None:
+    """The site whose schema the connection is in (None in the public schema)."""
     tenant = getattr(connection, "tenant", None)
     return tenant if isinstance(tenant, Site) else None
 
 
 def mail_render(*, template_prefix: str, context: dict, language: str | None = None) -> tuple[str, str, str]:
     """Subject, text and HTML of `<template_prefix>_subject.txt` / `_message.txt` / `_message.html`."""
-    site = _site()
+    site = current_site()
     context = {**context, "site": site, "company": site.company if site else None}
     with translation.override(language or translation.get_language() or "en"):
         subject = " ".join(render_to_string(f"{template_prefix}_subject.txt", context).split())
@@ -33,7 +34,7 @@ def mail_render(*, template_prefix: str, context: dict, language: str | None = N
 
 
 def sender_address() -> str:
-    site = _site()
+    site = current_site()
     if site is None:
         return settings.DEFAULT_FROM_EMAIL
     address = site.support_email or settings.DEFAULT_FROM_EMAIL
@@ -50,7 +51,7 @@ def mail_send_later(*, template_prefix: str, email: str, context: dict, language
     language = language or getattr(user, "language", None)
     subject, text, html = mail_render(template_prefix=template_prefix, context=context, language=language)
     sender = sender_address()
-    if isinstance(user, User) and user.pk and _site() is not None:
+    if isinstance(user, User) and user.pk and current_site() is not None:
         from apps.notifications.services import account_mail_queue
 
         account_mail_queue(user=user, email=email, subject=subject, text=text, html=html, sender=sender)

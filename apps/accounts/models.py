@@ -40,6 +40,11 @@ class EmailDisabledReason(models.TextChoices):
     UNSUBSCRIBE = "unsubscribe", _("Unsubscribed")
 
 
+# The reasons after which no notification mail goes to the address (an unsubscribe only
+# stops the types it names: User.email_notifications).
+MAIL_STOPPED_BY = (EmailDisabledReason.BOUNCE.value, EmailDisabledReason.SPAM_COMPLAINT.value)
+
+
 class DeleteReason(models.TextChoices):
     PRICE = "price", _("It is too expensive")
     FOUND_SOMEONE = "found_someone", _("I found someone")

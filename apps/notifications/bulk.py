@@ -9,7 +9,6 @@ many members a site has."""
 from __future__ import annotations
 
 import collections
-import gc
 import itertools
 import json
 import logging
@@ -21,7 +20,7 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone, translation
 
-from apps.accounts.models import PushSubscription, User
+from apps.accounts.models import MAIL_STOPPED_BY, PushSubscription, User
 from apps.notifications.models import Channel, Notice, NoticeState
 from apps.notifications.sending import (
     FINISH_FIELDS,
@@ -63,7 +62,7 @@ _SUBSCRIPTION = PushSubscription._meta.db_table
 def _channel_condition(channel: str) -> str:
     if channel == Channel.EMAIL:
         return (
-            "u.email <> '' AND u.email_disabled_reason NOT IN ('bounce', 'spam_complaint')"
+            "u.email <> '' AND NOT (u.email_disabled_reason = ANY(%(stopped)s))"
             " AND %(kind)s = ANY(u.email_notifications)"
         )
     # Table names from the models' meta, values as parameters.
@@ -98,7 +97,14 @@ def notices_insert(
           {extra_condition}
     """  # noqa: S608
     since = timezone.now() - timedelta(days=per_days)
-    values = {"kind": kind, "channel": channel, "campaign": campaign_id, "language": language, "since": since}
+    values = {
+        "kind": kind,
+        "channel": channel,
+        "campaign": campaign_id,
+        "language": language,
+        "since": since,
+        "stopped": list(MAIL_STOPPED_BY),
+    }
     with connection.cursor() as cursor:
         cursor.execute(sql, {**values, **(params or {})})
         return cursor.rowcount
@@ -121,19 +127,7 @@ def pending_ranges(*, kind: str | None = None, campaign_id: int | None = None) -
 
 def notices_send_batch(*, first_id: int, last_id: int, campaign=None) -> dict[str, int]:
     """Claim and send the due pending notices with ids in [first_id, last_id]; returns
-    the count per final state. The members and their devices are read in two queries.
-    The cyclic garbage collector waits until the chunk is done: a chunk makes many
-    short-lived objects and no cycles worth a pass each few hundred allocations."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return _send_batch(first_id=first_id, last_id=last_id, campaign=campaign)
-    finally:
-        if collecting:
-            gc.enable()
-
-
-def _send_batch(*, first_id: int, last_id: int, campaign=None) -> dict[str, int]:
+    the count per final state. The members and their devices are read in two queries."""
     now = timezone.now()
     with transaction.atomic():
         ids = list(

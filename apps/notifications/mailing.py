@@ -19,11 +19,9 @@ from django.utils.html import strip_tags
 
 from apps.accounts.mail import sender_address
 from apps.accounts.models import NOTIFICATION_TYPES
-from apps.accounts.services.tokens import member_token_make
+from apps.accounts.services.settings import unsubscribe_token
 from apps.notifications.content import Content
 from apps.notifications.models import Notice
-
-UNSUBSCRIBE_PURPOSE = "unsubscribe"
 
 
 def site_host(site) -> str:
@@ -36,12 +34,6 @@ def site_url(site, path: str) -> str:
     SITE_URL_PORT: links in mails and pushes are made without a request)."""
     port = f":{settings.SITE_URL_PORT}" if settings.SITE_URL_PORT else ""
     return f"{settings.SITE_URL_SCHEME}://{site_host(site)}{port}{path}"
-
-
-def unsubscribe_token(*, user_id: int, kind: str) -> str:
-    """A signed token for the unsubscribe link of `kind` (a notification type); it does
-    not expire: an old mail's link must keep working."""
-    return member_token_make(purpose=UNSUBSCRIBE_PURPOSE, member_id=user_id, k=kind)
 
 
 def unsubscribe_url(site, *, user_id: int, kind: str) -> str:

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone, translation
 
-from apps.accounts.models import PushSubscription, UserStatus
+from apps.accounts.mail import current_site
+from apps.accounts.models import MAIL_STOPPED_BY, PushSubscription, UserStatus
 from apps.notifications.content import Content, notice_content
 from apps.notifications.mailing import account_mail, notice_mail, site_url
 from apps.notifications.models import ACCOUNT_MAIL, Channel, Notice, NoticeState
@@ -34,13 +35,8 @@ logger = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 8
 SENDING_STALE_SECONDS = 10 * 60
-SUPPRESSED = ("bounce", "spam_complaint")
 # Pushes about people wait for nobody; the rest may wait for a better moment.
 URGENCY = {"new_messages": "high", "new_conversations": "high", "like": "normal"}
-
-
-def _site():
-    return getattr(connection, "tenant", None)
 
 
 def backoff_seconds(attempt: int, retry_after: int = 0) -> int:
@@ -66,19 +62,19 @@ def notice_claim(notice_id: int) -> Notice | None:
 FINISH_FIELDS = ["state", "result", "sent_at", "mail", "due_at", "retry_subscriptions", "email"]
 
 
-def _finish(notice: Notice, state: str, result: str = "", **fields) -> str:
+def _finish(notice: Notice, state: str, result: str = "", *, email: str | None = None) -> str:
     """Set the outcome; saved at once unless the caller stores a whole chunk
     (`notice._bulk`, apps.notifications.bulk)."""
     notice.state = state
     notice.result = result[:200]
     if state == NoticeState.SENT:
         notice.sent_at = timezone.now()
-    for name, value in fields.items():
-        setattr(notice, name, value)
+    if email is not None:
+        notice.email = email
     if state != NoticeState.PENDING and notice.mail:
         notice.mail = None  # it may hold a one-time link
     if not getattr(notice, "_bulk", False):
-        notice.save(update_fields=[*FINISH_FIELDS, *fields.keys()])
+        notice.save(update_fields=FINISH_FIELDS)
     return state
 
 
@@ -133,13 +129,13 @@ def notice_deliver(notice: Notice, *, campaign=None, subscriptions: list | None 
 
 
 def _deliver_email(notice: Notice, *, campaign=None) -> str:
-    user, site = notice.user, _site()
+    user, site = notice.user, current_site()
     if notice.kind == ACCOUNT_MAIL:
         message = account_mail(site=site, notice=notice)
     else:
         if not user.email:
             return _finish(notice, NoticeState.SKIPPED, "no e-mail address")
-        if user.email_disabled_reason in SUPPRESSED:
+        if user.email_disabled_reason in MAIL_STOPPED_BY:
             return _finish(notice, NoticeState.SKIPPED, f"e-mail stopped: {user.email_disabled_reason}")
         content = notice_content(notice, campaign=campaign)
         if content is None:
@@ -182,10 +178,10 @@ def _badge(notice: Notice) -> int | None:
 
 
 def push_keys(site) -> tuple[str, str]:
-    """(private key, subject) the site's pushes are signed with: the site's own pair when
-    it has both halves, else the deployment's (tenants.selectors.push_public_key)."""
-    own = site is not None and site.push_public_key and site.push_private_key
-    private = site.push_private_key if own else settings.VAPID_PRIVATE_KEY
+    """(private key, subject) the site's pushes are signed with (tenants.selectors.push_key_pair)."""
+    from apps.tenants.selectors import push_key_pair
+
+    private = push_key_pair(site)[1]
     address = (site.support_email if site is not None else "") or settings.DEFAULT_FROM_EMAIL.rpartition("<")[2].strip(
         ">"
     )
@@ -224,7 +220,7 @@ class PushJob:
 def push_prepare(notice: Notice, *, campaign=None, subscriptions=None) -> PushJob | str:
     """The push to send for a claimed notice, or its final state when there is none
     (reads the database: call it where the site's schema is set)."""
-    site = _site()
+    site = current_site()
     private_key, subject = push_keys(site)
     if not private_key:
         return _finish(notice, NoticeState.SKIPPED, "no push keys")
@@ -275,8 +271,11 @@ def _deliver_push(notice: Notice, *, campaign=None, subscriptions=None) -> str:
 def notice_send(notice_id: int) -> str | None:
     """Claim and send one notice; None when it was not pending and due."""
     notice = notice_claim(notice_id)
-    if notice is None:
-        return None
+    return None if notice is None else claimed_send(notice)
+
+
+def claimed_send(notice: Notice) -> str:
+    """Send a notice notice_claim() returned; its new state."""
     campaign = None
     if notice.campaign_id:
         from apps.tenants.models import Campaign
@@ -285,6 +284,6 @@ def notice_send(notice_id: int) -> str | None:
     try:
         return notice_deliver(notice, campaign=campaign)
     except Exception:
-        logger.exception("notice %s failed", notice_id)
+        logger.exception("notice %s failed", notice.pk)
         _retry(notice, "error while sending")
         raise

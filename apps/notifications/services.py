@@ -20,7 +20,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from apps.accounts.models import PushSubscription
+from apps.accounts.models import MAIL_STOPPED_BY, PushSubscription
 from apps.notifications.models import ACCOUNT_MAIL, Channel, Notice
 
 logger = logging.getLogger(__name__)
@@ -47,14 +47,12 @@ def wanted_channels(user, kind: str) -> list[str]:
     sending). No e-mail after a bounce or a spam complaint, none without an address; no
     push without a device."""
     channels = []
-    if kind in (user.email_notifications or []) and user.email and user.email_disabled_reason not in _SUPPRESSED:
+    if kind in (user.email_notifications or []) and user.email and user.email_disabled_reason not in MAIL_STOPPED_BY:
         channels.append(Channel.EMAIL)
     if kind in (user.push_notifications or []) and PushSubscription.objects.filter(user_id=user.pk).exists():
         channels.append(Channel.PUSH)
     return channels
 
-
-_SUPPRESSED = ("bounce", "spam_complaint")
 
 _TABLE = Notice._meta.db_table
 # The table name from the model's meta, values as parameters.

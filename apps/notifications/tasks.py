@@ -50,10 +50,12 @@ def _count_campaign(campaign_id: int | None, states: dict[str, int]) -> None:
 
 @shared_task(acks_late=True)
 def notice_send(notice_id: int) -> str | None:
-    campaign_id = Notice.objects.filter(pk=notice_id).values_list("campaign_id", flat=True).first()
-    state = sending.notice_send(notice_id)
-    if state and state != NoticeState.PENDING:
-        _count_campaign(campaign_id, {state: 1})
+    notice = sending.notice_claim(notice_id)
+    if notice is None:  # not pending and due: sent, settled, or another task has it
+        return None
+    state = sending.claimed_send(notice)
+    if state != NoticeState.PENDING:
+        _count_campaign(notice.campaign_id, {state: 1})
     return state
 
 

@@ -30,6 +30,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 from django_tenants.utils import get_public_schema_name, schema_context
 
+from apps.accounts.models import MAIL_STOPPED_BY
 from apps.common.exceptions import error_body
 
 logger = logging.getLogger(__name__)
@@ -39,7 +40,7 @@ SIGNATURE_TOLERANCE = 5 * 60
 MAX_BODY = 256 * 1024
 MAX_EVENTS = 500
 MESSAGE_ID = re.compile(r"<?notice\.(?P<schema>[a-z_][a-z0-9_]{0,62})\.(?P<id>[0-9]{1,18})@[^>\s]{1,255}>?")
-EVENT_TYPES = ("bounce", "spam_complaint")
+EVENT_TYPES = MAIL_STOPPED_BY  # the event types are the reasons they record
 
 
 def signature_make(body: bytes, *, secret: str, timestamp: int | None = None) -> str:

@@ -68,14 +68,18 @@ def company_info(company: Company | None) -> dict | None:
     }
 
 
+def push_key_pair(site: Site | None) -> tuple[str, str]:
+    """(public, private) VAPID keys of the site's pushes: its own pair when it has both
+    halves, else the deployment's (settings VAPID_PUBLIC_KEY / VAPID_PRIVATE_KEY)."""
+    if site is not None and site.push_public_key and site.push_private_key:
+        return site.push_public_key, site.push_private_key
+    return getattr(settings, "VAPID_PUBLIC_KEY", "") or "", getattr(settings, "VAPID_PRIVATE_KEY", "") or ""
+
+
 def push_public_key(site: Site) -> str:
-    """The VAPID public key browsers subscribe with (spec §3 settings "push public key"):
-    the site's own, else the deployment's (settings.VAPID_PUBLIC_KEY); "" when there is
-    none, and then no push is offered. A site's own key counts only with its private key
-    (apps.notifications.sending.push_keys signs with the same pair)."""
-    if site.push_public_key and site.push_private_key:
-        return site.push_public_key
-    return getattr(settings, "VAPID_PUBLIC_KEY", "") or ""
+    """The VAPID public key browsers subscribe with (spec §3 settings "push public key");
+    "" when there is none, and then no push is offered."""
+    return push_key_pair(site)[0]
 
 
 def site_settings(*, site: Site, request: HttpRequest, domain: str | None = None) -> dict:

@@ -14,6 +14,7 @@ from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from apps.accounts.mail import mail_send_later
@@ -256,11 +257,16 @@ def email_notifications_resume(*, user: User) -> None:
         user.save(update_fields=fields)
 
 
-def unsubscribe_url(*, request: HttpRequest, user: User, kind: str = "") -> str:
-    """The one-click unsubscribe link for the member's e-mails of `kind` (a notification
-    type), or of all of them. It does not expire: an old e-mail's link must keep working."""
+def unsubscribe_token(*, user_id: int, kind: str = "") -> str:
+    """The signed token of the one-click unsubscribe link for the member's e-mails of
+    `kind` (a notification type), or of all of them. It does not expire: an old e-mail's
+    link must keep working."""
     extra = {"k": kind} if kind else {}
-    return _absolute(request, "unsubscribe", token=member_token_make(purpose=UNSUBSCRIBE, member_id=user.pk, **extra))
+    return member_token_make(purpose=UNSUBSCRIBE, member_id=user_id, **extra)
+
+
+def unsubscribe_url(*, request: HttpRequest, user: User, kind: str = "") -> str:
+    return _absolute(request, "unsubscribe", token=unsubscribe_token(user_id=user.pk, kind=kind))
 
 
 def _unsubscribe_payload(token: str) -> tuple[User, str]:
@@ -285,8 +291,6 @@ def email_unsubscribe(*, token: str) -> User:
     """Stop e-mails of the link's type (or all notification e-mails) without logging in,
     and record the reason "unsubscribe". Idempotent; a reason already set (spam
     complaint, bounce) is kept because its remedy is the one that applies."""
-    from django.utils import timezone
-
     from apps.notifications.models import Channel, Notice, NoticeState
 
     user, kind = _unsubscribe_payload(token)

@@ -175,6 +175,18 @@ class TestWebhook:
         response = webhook([{"type": "bounce", "message_id": "<notice.nosuchschema.1@x>"}, {"type": "x"}])
         assert response.json() == {"received": 2, "recorded": 0}
 
+    def test_a_lying_content_type_a_nul_byte_and_other_methods_get_a_4xx(self, secret):
+        client = Client(HTTP_HOST="admin.localhost")
+        body = b'{"events": []}'
+        signature = signature_make(body, secret=SECRET)
+        lying = client.post(
+            "/hooks/mail", body, content_type="multipart/form-data", HTTP_X_MAIL_SIGNATURE=signature
+        )  # no boundary: the body is read as it is, and it is JSON
+        assert lying.status_code == 200 and lying.json() == {"received": 0, "recorded": 0}
+        nul = client.post("/hooks/mail?x=%00", body, content_type="application/json", HTTP_X_MAIL_SIGNATURE=signature)
+        assert nul.status_code == 400
+        assert client.get("/hooks/mail").status_code == 405
+
     def test_off_without_a_secret(self, settings):
         settings.MAIL_WEBHOOK_SECRET = ""
         assert webhook([], secret="").status_code == 404
