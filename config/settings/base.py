@@ -35,6 +35,8 @@ SHARED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "apps.accounts",
+    # The audit trail and the support console; after the admin, whose registry it wraps.
+    "apps.support",
 ]
 
 TENANT_APPS = [
