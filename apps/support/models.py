@@ -6,6 +6,8 @@ application can rewrite history."""
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from apps.tenants.models import MemberDirectoryEntry
+
 
 class AuditEntry(models.Model):
     created = models.DateTimeField(_("when"), auto_now_add=True, db_index=True)
@@ -34,3 +36,13 @@ class AuditEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.created:%Y-%m-%d %H:%M} {self.actor}: {self.action}"
+
+
+class Member(MemberDirectoryEntry):
+    """A member of any site as support sees it: the directory entry is the way in, the
+    member page reads and acts in the member's own site schema (apps.support.console)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = _("member")
+        verbose_name_plural = _("members")

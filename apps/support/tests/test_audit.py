@@ -8,21 +8,19 @@ import io
 import pytest
 from django.db import connection, transaction
 from django.db.utils import DatabaseError
-from django.test import Client
 
 from apps.support.audit import audit_record
 from apps.support.models import AuditEntry
 from apps.tenants.models import Company
+from tests.staff import staff_client, staff_member
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def operator(django_user_model):
-    user = django_user_model.objects.create_superuser("auditor", "auditor@example.com", "s3cret-pass")
-    client = Client(HTTP_HOST="admin.localhost")
-    client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
-    return user, client
+def operator():
+    user = staff_member("superuser", "auditor")
+    return user, staff_client(user)
 
 
 def test_the_database_refuses_updates_deletes_and_truncate(django_user_model):
@@ -32,9 +30,8 @@ def test_the_database_refuses_updates_deletes_and_truncate(django_user_model):
         "DELETE FROM support_auditentry WHERE id = %s",
         "TRUNCATE support_auditentry",
     ):
-        with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
-            with connection.cursor() as cursor:
-                cursor.execute(statement, [entry.pk] if "%s" in statement else None)
+        with pytest.raises(DatabaseError, match="append-only"), transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(statement, [entry.pk] if "%s" in statement else None)
     with pytest.raises(DatabaseError), transaction.atomic():
         AuditEntry.objects.filter(pk=entry.pk).update(reason="rewritten")
     with pytest.raises(DatabaseError), transaction.atomic():
@@ -61,7 +58,9 @@ def test_an_admin_change_is_recorded_with_before_and_after(operator, site):
     post["name"] = "New name BV"
     response = client.post(f"/admin/tenants/company/{company.pk}/change/", post)
     assert response.status_code == 302, response.context["adminform"].form.errors
-    entry = AuditEntry.objects.filter(action="tenants.company.change", target__startswith=f"tenants.Company:{company.pk}")
+    entry = AuditEntry.objects.filter(
+        action="tenants.company.change", target__startswith=f"tenants.Company:{company.pk}"
+    )
     entry = entry.get()
     assert entry.actor == "auditor" and entry.actor_id == user.pk
     assert entry.before["name"] == "Old name BV"
@@ -74,7 +73,9 @@ def test_admin_additions_and_deletions_are_recorded(operator):
     company = Company.objects.create(name="Short lived BV", address="Street 1", city="Utrecht", country="NL")
     response = client.post(f"/admin/tenants/company/{company.pk}/delete/", {"post": "yes"})
     assert response.status_code == 302
-    deleted = AuditEntry.objects.get(action="tenants.company.delete", target__startswith=f"tenants.Company:{company.pk}")
+    deleted = AuditEntry.objects.get(
+        action="tenants.company.delete", target__startswith=f"tenants.Company:{company.pk}"
+    )
     assert deleted.before["name"] == "Short lived BV" and deleted.after is None
 
 
@@ -100,7 +101,7 @@ def test_the_trail_is_read_only_in_the_admin(operator):
 
 def test_search_and_csv_export_follow_the_changelist(operator):
     _user, client = operator
-    audit_record(actor=None, action="test.csv", member_id=424242, reason="=HYPERLINK(\"http://evil\")")
+    audit_record(actor=None, action="test.csv", member_id=424242, reason='=HYPERLINK("http://evil")')
     audit_record(actor=None, action="test.csv", member_id=515151, reason="other member", before={"credits": 1})
     page = client.get("/admin/support/auditentry/", {"q": "424242"})
     assert page.status_code == 200
@@ -118,9 +119,9 @@ def test_search_and_csv_export_follow_the_changelist(operator):
     assert '{"credits": 1}' in {row[8] for row in rows[1:]}
 
 
-def test_staff_without_permission_cannot_read_the_trail(django_user_model):
-    user = django_user_model.objects.create_user("nobody", "nobody@example.com", "s3cret-pass", is_staff=True)
-    client = Client(HTTP_HOST="admin.localhost")
-    client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
+def test_staff_without_permission_cannot_read_the_trail():
+    user = staff_member("support", "nobody")
+    user.groups.clear()
+    client = staff_client(user)
     assert client.get("/admin/support/auditentry/").status_code == 403
     assert client.get("/admin/support/auditentry/csv/").status_code == 403
