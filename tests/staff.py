@@ -1,19 +1,26 @@
 """Staff of the operators' admin (admin.localhost, public schema) for tests.
 
     user = staff_member("support")            # or "operators", "superuser"
-    client = staff_client(user)               # a django.test.Client on admin.localhost, logged in
+    client = staff_client(user)               # a django.test.Client on admin.localhost,
+                                              # logged in with both steps (password, TOTP)
     staff_browser_login(page, site_server.url("admin.localhost", ""), user)
 
-Every staff member gets the password STAFF_PASSWORD and is put in the Django group of its
-role (apps.accounts.staff.ROLES), so it sees only what that role allows."""
+Every staff member gets the password STAFF_PASSWORD, the Django group of its role
+(apps.accounts.staff.ROLES, so it sees only what that role allows) and a confirmed TOTP
+device (totp_code(user) is its current code). `staff_member(role, enrolled=False)` makes
+one who has not set up the second step yet."""
 
 from __future__ import annotations
 
+import time
 import uuid
 
 from django.contrib.auth.models import Group
 from django.db import connection
 from django.test import Client
+from django_otp import DEVICE_ID_SESSION_KEY
+from django_otp.oath import TOTP
+from django_otp.plugins.otp_totp.models import TOTPDevice
 from django_tenants.utils import schema_context
 
 from apps.accounts.models import User
@@ -24,9 +31,10 @@ OPERATOR_BACKEND = "django.contrib.auth.backends.ModelBackend"
 STAFF_ROLES = ("operators", "support", "superuser")
 
 
-def staff_member(role: str, username: str | None = None) -> User:
+def staff_member(role: str, username: str | None = None, *, enrolled: bool = True) -> User:
     """A staff user in the public schema with the group of `role` ("operators", "support")
-    or a superuser ("superuser"); password STAFF_PASSWORD."""
+    or a superuser ("superuser"); password STAFF_PASSWORD; a confirmed TOTP device
+    unless `enrolled` is False."""
     if role not in STAFF_ROLES:
         raise ValueError(f"unknown staff role {role!r}; one of {STAFF_ROLES}")
     username = username or f"{role}-{uuid.uuid4().hex[:8]}"
@@ -40,24 +48,68 @@ def staff_member(role: str, username: str | None = None) -> User:
             user = User.objects.create_user(
                 username=username, email=f"{username}@example.com", password=STAFF_PASSWORD, is_staff=True
             )
-            group, _created = Group.objects.get_or_create(name=role)
-            user.groups.add(group)
+            user.groups.add(Group.objects.get(name=role))
+        if enrolled:
+            TOTPDevice.objects.create(user=user, name="authenticator", confirmed=True)
     return user
 
 
+def staff_device(user: User) -> TOTPDevice:
+    with schema_context("public"):
+        return TOTPDevice.objects.get(user=user, confirmed=True)
+
+
+def totp_code(source: User | TOTPDevice | str, at: float | None = None) -> str:
+    """The TOTP code of a staff member's confirmed device, of a device, or of a base32
+    secret as the enrolment page shows it, at time `at` (now by default)."""
+    if isinstance(source, str):
+        import base64
+
+        secret = source.replace(" ", "")
+        key, step, t0, digits = base64.b32decode(secret + "=" * (-len(secret) % 8)), 30, 0, 6
+    else:
+        device = source if isinstance(source, TOTPDevice) else staff_device(source)
+        key, step, t0, digits = device.bin_key, device.step, device.t0, device.digits
+    totp = TOTP(key, step, t0, digits)
+    totp.time = at if at is not None else time.time()
+    return f"{totp.token():0{digits}d}"
+
+
+def fresh_totp_code(user: User) -> str:
+    """A code the device has not accepted yet: waits for the next time step when this
+    step's code was used (a code is accepted once)."""
+    device = staff_device(user)
+    while TOTP(device.bin_key, device.step, device.t0, device.digits).t() <= device.last_t:
+        time.sleep(0.5)
+    return totp_code(device)
+
+
 def staff_client(user: User, **defaults) -> Client:
-    """A test client on the operators' host, logged in as `user`."""
+    """A test client on the operators' host, logged in as `user` with both steps (a
+    user without a confirmed TOTP device gets one)."""
     client = Client(HTTP_HOST=ADMIN_HOST, **defaults)
-    client.force_login(user, backend=OPERATOR_BACKEND)
+    with schema_context("public"):
+        connection.set_schema_to_public()
+        client.force_login(user, backend=OPERATOR_BACKEND)
+        device = TOTPDevice.objects.filter(user=user, confirmed=True).first()
+        if device is None:
+            device = TOTPDevice.objects.create(user=user, name="authenticator", confirmed=True)
+        session = client.session
+        session[DEVICE_ID_SESSION_KEY] = device.persistent_id
+        session.save()
     return client
 
 
 def staff_browser_login(page, base_url: str, user: User) -> None:
-    """Log `user` in through the admin's real login form. `base_url` is the operators'
-    host on the live server, e.g. site_server.url("admin.localhost", "")."""
+    """Log `user` in through the admin's real login form: the password, then the
+    current TOTP code. `base_url` is the operators' host on the live server, e.g.
+    site_server.url("admin.localhost", "")."""
     base = base_url.rstrip("/")
     page.goto(f"{base}/admin/login/?next=/admin/")
     page.locator("#id_username").fill(user.username)
     page.locator("#id_password").fill(STAFF_PASSWORD)
+    page.locator('#login-form [type="submit"]').click()
+    page.wait_for_url(f"{base}/admin/login/code/**")
+    page.locator("#id_code").fill(fresh_totp_code(user))
     page.locator('#login-form [type="submit"]').click()
     page.wait_for_url(f"{base}/admin/")

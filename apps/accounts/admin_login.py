@@ -1,17 +1,55 @@
-"""The operators' admin login, limited like members' (issue 3 item 4): failed attempts
-count per username and per address through allauth's rate limit `admin_login_failed`
-(settings.ADMIN_LOGIN_RATE_LIMIT)."""
+"""The operators' admin login: a password, then a second factor (TOTP), under one lockout.
 
+1. /admin/login/: username and password. Failed attempts count per username and per
+   address through allauth's rate limit `admin_login_failed` (settings.ADMIN_LOGIN_RATE_LIMIT).
+2. /admin/login/code/: the current code of the staff member's authenticator app
+   (django-otp's TOTP device, public schema). Wrong codes count toward the same lockout;
+   a code is accepted once (the device keeps the last time step used).
+   A staff member without a confirmed device enrols one first at /admin/login/enrol/:
+   the secret is shown there as text and as a QR code until a code confirms it, and never
+   again afterwards.
+
+Every admin view needs both steps (OperatorAdminSite.has_permission)."""
+
+from __future__ import annotations
+
+import base64
+from urllib.parse import urlencode
+
+import qrcode
+import qrcode.image.svg
 from allauth.core.internal import ratelimit as allauth_ratelimit
+from django import forms
+from django.contrib import messages
 from django.contrib.admin import AdminSite
 from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth import REDIRECT_FIELD_NAME, logout
 from django.contrib.auth.backends import ModelBackend
 from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_protect
 
 from apps.accounts.services.auth import lockout_error
+from apps.accounts.staff_otp import staff_is_verified
 
 ADMIN_LOGIN_FAILED = "admin_login_failed"
 OPERATOR_BACKEND = "django.contrib.auth.backends.ModelBackend"
+DEVICE_NAME = "authenticator"
+
+
+def login_attempt(request: HttpRequest, username: str):
+    """Take one attempt of the lockout up front (so parallel guesses cannot slip past
+    it); the caller gives it back with `.rollback()` when the attempt succeeds. None:
+    locked out. allauth.core.ratelimit.consume() answers only yes/no; the usage object
+    with rollback() comes from the module it wraps."""
+    return allauth_ratelimit.consume(request, app="allauth.account", action=ADMIN_LOGIN_FAILED, key=username.casefold())
 
 
 class ThrottledAdminAuthenticationForm(AdminAuthenticationForm):
@@ -20,13 +58,7 @@ class ThrottledAdminAuthenticationForm(AdminAuthenticationForm):
         password = self.cleaned_data.get("password")
         if username is None or not password:
             return self.cleaned_data  # the fields report what is missing; nothing was tried
-        # As allauth does for members: take one attempt up front, so parallel guesses
-        # cannot slip past the limit, and give it back when the login succeeds.
-        # allauth.core.ratelimit.consume() answers only yes/no; the usage object with
-        # rollback() comes from the module it wraps.
-        usage = allauth_ratelimit.consume(
-            self.request, app="allauth.account", action=ADMIN_LOGIN_FAILED, key=username.casefold()
-        )
+        usage = login_attempt(self.request, username)
         if usage is None:
             raise ValidationError(lockout_error().message, code="too_many_attempts")
         # Operators log in by username with Django's backend only: allauth's backend
@@ -40,5 +72,196 @@ class ThrottledAdminAuthenticationForm(AdminAuthenticationForm):
         return self.cleaned_data
 
 
+class CodeForm(forms.Form):
+    code = forms.CharField(
+        label=_("Code from your authenticator app"),
+        max_length=12,
+        widget=forms.TextInput(
+            attrs={"autocomplete": "one-time-code", "inputmode": "numeric", "autofocus": True, "size": 8}
+        ),
+    )
+
+    def clean_code(self) -> str:
+        code = "".join((self.cleaned_data.get("code") or "").split())
+        if not (code.isascii() and code.isdigit() and len(code) == 6):
+            raise ValidationError(_("Enter the 6 digits your authenticator app shows."), code="invalid")
+        return code
+
+
+def confirmed_device(user):
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    return TOTPDevice.objects.filter(user=user, confirmed=True).order_by("pk").first()
+
+
+def enrolment_device(user):
+    """The staff member's unconfirmed device with a new secret (each showing of the
+    enrolment page makes a new one, so only the secret last shown can be confirmed)."""
+    from django_otp.plugins.otp_totp.models import TOTPDevice, default_key
+
+    device = TOTPDevice.objects.filter(user=user, confirmed=False).order_by("pk").first()
+    if device is None:
+        return TOTPDevice.objects.create(user=user, name=DEVICE_NAME, confirmed=False)
+    device.key = default_key()
+    device.last_t = -1
+    device.save(update_fields=["key", "last_t"])
+    return device
+
+
+def secret_text(device) -> str:
+    """The secret as authenticator apps take it when typed: base32, in groups of four."""
+    secret = base64.b32encode(device.bin_key).decode().rstrip("=")
+    return " ".join(secret[index : index + 4] for index in range(0, len(secret), 4))
+
+
+def qr_data_uri(text: str) -> str:
+    """A QR code of `text` as an SVG data URI (an <img>, allowed by the admin's CSP)."""
+    image = qrcode.make(text, image_factory=qrcode.image.svg.SvgPathImage, box_size=8, border=2)
+    return "data:image/svg+xml;base64," + base64.b64encode(image.to_string()).decode()
+
+
 class OperatorAdminSite(AdminSite):
     login_form = ThrottledAdminAuthenticationForm
+
+    def has_permission(self, request: HttpRequest) -> bool:
+        return super().has_permission(request) and staff_is_verified(request)
+
+    def get_urls(self):
+        return [
+            path("login/code/", self._step_view(self.code_view), name="staff_code"),
+            path("login/enrol/", self._step_view(self.enrol_view), name="staff_enrol"),
+            *super().get_urls(),
+        ]
+
+    @staticmethod
+    def _step_view(view):
+        return never_cache(csrf_protect(view))
+
+    # --- Step 1: the password ---------------------------------------------------------
+
+    def login(self, request: HttpRequest, extra_context=None) -> HttpResponse:
+        if request.method == "GET" and self._password_only(request):
+            return self._to_second_step(request, self._next(request))
+        response = super().login(request, extra_context)
+        if request.method == "POST" and response.status_code == 302 and request.user.is_authenticated:
+            # The password was right: the code comes next, then the page asked for.
+            return self._to_second_step(request, response["Location"])
+        return response
+
+    # --- Step 2: the code, or enrolment -----------------------------------------------
+
+    def code_view(self, request: HttpRequest) -> HttpResponse:
+        if not self._password_only(request):
+            return self._leave_step(request)
+        device = confirmed_device(request.user)
+        if device is None:
+            return HttpResponseRedirect(self._step_url("staff_enrol", self._next(request)))
+        form = CodeForm(request.POST if request.method == "POST" else None)
+        if request.method == "POST" and form.is_valid():
+            verified = self._verify(request, form, device)
+            if verified is not None:
+                return verified
+        return self._step_page(request, "admin/accounts/staff_code.html", form, title=gettext("Second step"))
+
+    def enrol_view(self, request: HttpRequest) -> HttpResponse:
+        if not self._password_only(request):
+            return self._leave_step(request)
+        if confirmed_device(request.user) is not None:  # enrolled: the secret is never shown again
+            return HttpResponseRedirect(self._step_url("staff_code", self._next(request)))
+        from django_otp.plugins.otp_totp.models import TOTPDevice
+
+        form = CodeForm(request.POST if request.method == "POST" else None)
+        device = None
+        if request.method == "POST":
+            device = TOTPDevice.objects.filter(user=request.user, confirmed=False).order_by("pk").first()
+            if device is None:  # no secret was shown: start again
+                return HttpResponseRedirect(self._step_url("staff_enrol", self._next(request)))
+            if form.is_valid():
+                verified = self._verify(request, form, device, enrol=True)
+                if verified is not None:
+                    return verified
+        else:
+            device = enrolment_device(request.user)
+        context = {"secret": secret_text(device), "qr_code": qr_data_uri(device.config_url)}
+        return self._step_page(
+            request, "admin/accounts/staff_enrol.html", form, title=gettext("Set up the second step"), **context
+        )
+
+    def _verify(self, request: HttpRequest, form: CodeForm, device, *, enrol: bool = False) -> HttpResponse | None:
+        """Check the code under the lockout; a redirect when it is right (or the staff
+        member is locked out), None with the form's error when it is wrong."""
+        import django_otp
+
+        usage = login_attempt(request, request.user.get_username())
+        if usage is None:
+            message = lockout_error().message
+            logout(request)
+            return self._locked_page(request, message)
+        with transaction.atomic():
+            # Locked, so a code is accepted once even by two requests at the same time.
+            device = type(device).objects.select_for_update().get(pk=device.pk)
+            accepted = device.verify_token(form.cleaned_data["code"])
+            if accepted and enrol:
+                device.confirmed = True
+                device.save(update_fields=["confirmed"])
+        if not accepted:
+            form.add_error("code", _("This code is not correct. Enter the code your authenticator app shows now."))
+            return None
+        usage.rollback()
+        if enrol:
+            type(device).objects.filter(user=request.user, confirmed=False).delete()
+            messages.success(request, gettext("The second step is set up. You need a code at every login."))
+        request.session.cycle_key()
+        django_otp.login(request, device)
+        return HttpResponseRedirect(self._next(request))
+
+    # --- Helpers ----------------------------------------------------------------------
+
+    @staticmethod
+    def _password_only(request: HttpRequest) -> bool:
+        """Logged in with the password (step 1) as active staff, without the code yet."""
+        user = request.user
+        return user.is_authenticated and user.is_active and user.is_staff and not staff_is_verified(request)
+
+    def _leave_step(self, request: HttpRequest) -> HttpResponse:
+        if staff_is_verified(request):
+            return HttpResponseRedirect(self._next(request))
+        return HttpResponseRedirect(reverse("admin:login", current_app=self.name))
+
+    def _next(self, request: HttpRequest) -> str:
+        target = request.POST.get(REDIRECT_FIELD_NAME) or request.GET.get(REDIRECT_FIELD_NAME) or ""
+        if target and url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure()):
+            return target
+        return reverse("admin:index", current_app=self.name)
+
+    def _step_url(self, name: str, next_url: str) -> str:
+        return reverse(f"admin:{name}", current_app=self.name) + "?" + urlencode({REDIRECT_FIELD_NAME: next_url})
+
+    def _to_second_step(self, request: HttpRequest, next_url: str) -> HttpResponse:
+        name = "staff_code" if confirmed_device(request.user) is not None else "staff_enrol"
+        return HttpResponseRedirect(self._step_url(name, next_url))
+
+    def _step_page(self, request: HttpRequest, template: str, form: CodeForm, *, title: str, **extra) -> HttpResponse:
+        request.current_app = self.name
+        context = {
+            **self.each_context(request),
+            "title": title,
+            "subtitle": None,
+            "form": form,
+            "app_path": request.get_full_path(),
+            "username": request.user.get_username(),
+            REDIRECT_FIELD_NAME: self._next(request),
+            **extra,
+        }
+        return TemplateResponse(request, template, context)
+
+    def _locked_page(self, request: HttpRequest, message: str) -> HttpResponse:
+        request.current_app = self.name
+        context = {
+            **self.each_context(request),
+            "title": gettext("Log in"),
+            "subtitle": None,
+            "lockout": message,
+            "login_url": reverse("admin:login", current_app=self.name),
+        }
+        return TemplateResponse(request, "admin/accounts/staff_locked.html", context)

@@ -35,6 +35,10 @@ SHARED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "apps.accounts",
+    # Staff's second factor (TOTP) in the operators' admin: public schema only
+    # (apps.accounts.admin_login, docs/operators.md).
+    "django_otp",
+    "django_otp.plugins.otp_totp",
     # The audit trail and the support console; after the admin, whose registry it wraps.
     "apps.support",
 ]
@@ -144,6 +148,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "apps.common.middleware.ApiCsrfTokenMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # request.user.is_verified() for staff on the operators' host (django-otp).
+    "apps.accounts.staff_otp.StaffOTPMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -223,6 +229,11 @@ ACCOUNT_RATE_LIMITS = {
 # Operators' admin login: the same lockout, per username and per address.
 ADMIN_LOGIN_RATE_LIMIT = f"20/m/ip,{LOGIN_LOCKOUT_ATTEMPTS}/{LOGIN_LOCKOUT_MINUTES * 60}s/key"
 ACCOUNT_RATE_LIMITS["admin_login_failed"] = ADMIN_LOGIN_RATE_LIMIT
+# Staff's TOTP codes: wrong codes count toward the same lockout as wrong passwords
+# (admin_login_failed), so django-otp's own growing per-device delay is off; a code is
+# still accepted once only (the device keeps the last time step used).
+OTP_TOTP_THROTTLE_FACTOR = 0
+OTP_TOTP_ISSUER = env("OTP_TOTP_ISSUER", default="Dating platform operators")
 REACTIVATION_DAYS = 14
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"

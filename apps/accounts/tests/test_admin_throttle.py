@@ -1,5 +1,6 @@
 """The operators' admin login is limited like members' (issue 3 item 4): failed attempts
-per username and per address, through allauth's rate limit `admin_login_failed`."""
+per username and per address, through allauth's rate limit `admin_login_failed`. The
+password is the first step; the second (TOTP) is tested in test_admin_totp."""
 
 import pytest
 from django.conf import settings
@@ -8,10 +9,11 @@ from django.test import Client
 
 from apps.accounts.admin_login import OperatorAdminSite
 from apps.accounts.models import User
+from tests.staff import STAFF_PASSWORD, staff_member, totp_code
 
 pytestmark = pytest.mark.django_db
 
-PASSWORD = "operator-Long-phrase-1"
+PASSWORD = STAFF_PASSWORD
 IP_LIMIT = int(settings.ADMIN_LOGIN_RATE_LIMIT.split(",")[0].split("/")[0])
 
 
@@ -21,7 +23,7 @@ def lockout_message() -> str:
 
 @pytest.fixture
 def operator(db) -> User:
-    return User.objects.create_superuser(username="operator", email="ops@example.com", password=PASSWORD)
+    return staff_member("superuser", "operator")
 
 
 def admin_client(ip: str = "10.0.0.1") -> Client:
@@ -32,7 +34,13 @@ def admin_login(client: Client, username: str = "operator", password: str = PASS
     return client.post("/admin/login/?next=/admin/", {"username": username, "password": password, "next": "/admin/"})
 
 
-def logged_in(client: Client) -> bool:
+def logged_in(client: Client, username: str = "operator") -> bool:
+    """Whether the client passed the password: the second step is then open to it, and
+    its code gets it into the admin."""
+    if client.get("/admin/login/code/").status_code != 200:
+        return False
+    user = User.objects.get(username=username)
+    client.post("/admin/login/code/", {"code": totp_code(user), "next": "/admin/"})
     return client.get("/admin/").status_code == 200
 
 
@@ -49,7 +57,7 @@ def test_the_login_page_keeps_the_admins_look(operator):
 def test_a_correct_login_works(operator):
     client = admin_client()
     response = admin_login(client)
-    assert response.status_code == 302 and response.headers["Location"] == "/admin/"
+    assert response.status_code == 302 and response.headers["Location"] == "/admin/login/code/?next=%2Fadmin%2F"
     assert logged_in(client)
 
 

@@ -17,6 +17,7 @@ from apps.credits.services import credits_grant, credits_spend, credits_take_bac
 from apps.payments.models import Payment, Refund
 from apps.tenants.models import CreditPackage, DiscountCode, MemberDirectoryEntry
 from conftest import on_site
+from tests.staff import staff_client
 
 pytestmark = pytest.mark.django_db
 
@@ -31,10 +32,10 @@ def operator(db) -> User:
 
 
 def admin_client(user: User | None = None, **defaults) -> Client:
-    client = Client(HTTP_HOST="admin.localhost", **defaults)
+    """Logged in with both steps (password and TOTP) when a user is given."""
     if user is not None:
-        client.force_login(user, backend=OPERATOR_BACKEND)
-    return client
+        return staff_client(user, **defaults)
+    return Client(HTTP_HOST="admin.localhost", **defaults)
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ from datetime import timedelta
 
 import pytest
 from django.core import mail
-from django.test import Client
 from django.utils import timezone
 
 from apps.accounts.models import User, UserStatus
@@ -20,6 +19,7 @@ from apps.notifications.tests.conftest import device
 from apps.profiles.tests.helpers_view import member
 from apps.tenants.models import Campaign, CampaignState
 from conftest import on_site
+from tests.staff import staff_client, staff_member
 
 pytestmark = pytest.mark.django_db
 
@@ -55,10 +55,7 @@ def audience(site, local_push):
 
 @pytest.fixture
 def admin():
-    operator = User.objects.create_superuser(username="operator", email="ops@example.com", password=OPERATOR_PASSWORD)
-    client = Client(HTTP_HOST="admin.localhost")
-    client.force_login(operator, backend="django.contrib.auth.backends.ModelBackend")
-    return client
+    return staff_client(staff_member("operators", "operator"))
 
 
 class TestCampaigns:

@@ -3,11 +3,11 @@ operators keep it in the admin (inline on the site, and a gift list with a site 
 
 import pytest
 from django.contrib import admin
-from django.test import Client
 
 from apps.tenants.admin import SiteAdmin
 from apps.tenants.models import Gift, Site
 from apps.tenants.services import DEFAULT_GIFTS, gifts_default_ensure, site_create
+from tests.staff import staff_client, staff_member
 
 pytestmark = pytest.mark.django_db
 
@@ -24,10 +24,8 @@ def _default() -> list[tuple[str, str, int, bool]]:
 
 @pytest.fixture
 def operator(django_user_model):
-    user = django_user_model.objects.create_superuser("operator", "op@example.com", "s3cret-pass")
-    client = Client(HTTP_HOST="admin.localhost")
-    client.force_login(user)
-    return user, client
+    user = staff_member("operators", "operator")
+    return user, staff_client(user)
 
 
 def _site_add_data(rf, user, *, name: str, domain: str, gifts: list[dict]) -> dict:

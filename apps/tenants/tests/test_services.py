@@ -2,6 +2,7 @@ from django.db import connection
 
 from apps.tenants.models import Site
 from apps.tenants.services import site_create
+from tests.staff import staff_client, staff_member
 
 
 def _tables(schema: str) -> set[str]:
@@ -34,9 +35,8 @@ def test_saving_a_new_site_in_the_admin_creates_its_schema(db, django_user_model
 
     from apps.tenants.admin import SiteAdmin
 
-    operator = django_user_model.objects.create_superuser("operator", "op@example.com", "s3cret-pass")
-    client = Client(HTTP_HOST="admin.localhost")
-    client.force_login(operator)
+    operator = staff_member("operators", "operator")
+    client = staff_client(operator)
     request = rf.get("/admin/tenants/site/add/")
     request.user = operator
     form = SiteAdmin(Site, admin.site).get_form(request)()
@@ -87,7 +87,6 @@ def test_saving_a_new_site_in_the_admin_creates_its_schema(db, django_user_model
 
 
 def test_support_finds_members_of_every_site_in_the_directory(two_sites, django_user_model):
-    from django.test import Client
 
     from apps.accounts.services.directory import directory_sync
     from conftest import on_site
@@ -99,9 +98,7 @@ def test_support_finds_members_of_every_site_in_the_directory(two_sites, django_
     with on_site(second):
         other = django_user_model.objects.create_user("AnnaSecond", "anna@example.com", "pw-123456789")
         directory_sync(user=other)
-    operator = django_user_model.objects.create_superuser("support", "support@example.com", "s3cret-pass")
-    client = Client(HTTP_HOST="admin.localhost")
-    client.force_login(operator)
+    client = staff_client(staff_member("support", "support"))
     body = client.get("/admin/tenants/memberdirectoryentry/", {"q": "anna@example.com"}).content.decode()
     assert "AnnaFirst" in body and "AnnaSecond" in body
     assert "Heartline" in body and "Manline" in body

@@ -5,11 +5,11 @@ empty keeps, "remove" clears); a new site starts with default credit packages.""
 import pytest
 from django import forms
 from django.contrib import admin
-from django.test import Client
 
 from apps.tenants.admin import SiteAdmin
 from apps.tenants.models import CreditPackage, Site
 from apps.tenants.services import DEFAULT_PACKAGES, packages_default_ensure, site_create
+from tests.staff import staff_client, staff_member
 
 pytestmark = pytest.mark.django_db
 
@@ -19,10 +19,8 @@ OTHER_KEY = "live_" + "z" * 30
 
 @pytest.fixture
 def operator(django_user_model):
-    user = django_user_model.objects.create_superuser("operator", "op@example.com", "s3cret-pass")
-    client = Client(HTTP_HOST="admin.localhost")
-    client.force_login(user)
-    return user, client
+    user = staff_member("operators", "operator")
+    return user, staff_client(user)
 
 
 def change_data(rf, user, site: Site, **changes) -> dict:

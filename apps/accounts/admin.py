@@ -1,0 +1,93 @@
+"""Staff of the operators' admin (public schema): their roles (groups) and second step.
+
+Only superusers see this page (no role has the accounts permissions). The roles'
+permissions are kept in code (apps.accounts.staff.ROLES); a staff member gets a role by
+its group. "Reset the second step" deletes a staff member's authenticator device, for a
+lost phone: at the next login they set up a new one after their password."""
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+from django_otp.plugins.otp_totp.models import TOTPDevice
+
+from apps.accounts.models import User
+
+
+class StaffCreationForm(AdminUserCreationForm):
+    class Meta(AdminUserCreationForm.Meta):
+        model = User
+        fields = ("username", "email")
+
+
+class StaffChangeForm(UserChangeForm):
+    class Meta(UserChangeForm.Meta):
+        model = User
+        fields = ("username", "email", "is_active", "is_staff", "is_superuser", "groups")
+
+    groups = forms.ModelMultipleChoiceField(
+        queryset=None, required=False, widget=forms.CheckboxSelectMultiple, label=_("roles")
+    )
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        from django.contrib.auth.models import Group
+
+        self.fields["groups"].queryset = Group.objects.order_by("name")
+
+
+@admin.register(User)
+class StaffAdmin(UserAdmin):
+    form = StaffChangeForm
+    add_form = StaffCreationForm
+    list_display = ("username", "email", "roles", "is_superuser", "is_active", "second_step", "last_login")
+    list_filter = ("is_active", "is_superuser", "groups")
+    search_fields = ("username", "email")
+    ordering = ("username",)
+    filter_horizontal = ()
+    actions = ["second_step_reset"]
+    fieldsets = (
+        (None, {"fields": ("username", "password")}),
+        (_("Contact"), {"fields": ("email",)}),
+        (_("Access"), {"fields": ("is_active", "is_staff", "is_superuser", "groups")}),
+        (_("Dates"), {"fields": ("last_login", "date_joined")}),
+    )
+    add_fieldsets = (
+        (None, {"classes": ("wide",), "fields": ("username", "email", "usable_password", "password1", "password2")}),
+    )
+    readonly_fields = ("last_login", "date_joined")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("groups")
+
+    def save_model(self, request, obj, form, change) -> None:
+        if not change:  # everyone in this schema is staff of the admin
+            obj.is_staff = True
+        super().save_model(request, obj, form, change)
+
+    @admin.display(description=_("roles"))
+    def roles(self, obj: User) -> str:
+        return ", ".join(group.name for group in obj.groups.all())
+
+    @admin.display(description=_("second step set up"), boolean=True)
+    def second_step(self, obj: User) -> bool:
+        return TOTPDevice.objects.filter(user=obj, confirmed=True).exists()
+
+    @admin.action(description=_("Reset the second step (lost phone)"), permissions=["change"])
+    def second_step_reset(self, request, queryset):
+        users = list(queryset)
+        TOTPDevice.objects.filter(user__in=users).delete()
+        for user in users:
+            self.log_change(request, user, "Second step reset")
+        self.message_user(
+            request,
+            ngettext(
+                "%(count)d staff member sets up the second step again at the next login.",
+                "%(count)d staff members set up the second step again at the next login.",
+                len(users),
+            )
+            % {"count": len(users)},
+            messages.SUCCESS,
+        )
