@@ -11,3 +11,6 @@ class ComplaintForm(forms.Form):
     text = forms.CharField(label=_("Your complaint"), required=False, strip=False)
     email = forms.CharField(label=_("E-mail address for our answer"), max_length=254, required=False)
     profile = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    # The photo or the chat message complained about (checked by the service).
+    photo = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    message = forms.IntegerField(required=False, widget=forms.HiddenInput)

@@ -137,8 +137,25 @@ class PhotoStatus(models.TextChoices):
     REJECTED = "rejected", _("Rejected")
 
 
+class PhotoRejectionReason(models.TextChoices):
+    """Why support rejected a photo. Stored as a code, shown in the member's language.
+    The order is the moderation queue's (digit keys 1-9)."""
+
+    NUDITY = "nudity", _("Nudity or sexual content")
+    NO_FACE = "no_face", _("Your face cannot be seen")
+    NOT_PERSON = "not_person", _("Does not show a person")
+    QUALITY = "quality", _("Too blurry, dark or small")
+    CONTACT = "contact", _("Contains contact details, text or a watermark")
+    MINOR = "minor", _("Shows a child")
+    NOT_YOURS = "not_yours", _("Appears to be someone else's photo")
+    OFFENSIVE = "offensive", _("Violent or offensive")
+    OTHER = "other", _("Does not meet our photo rules")
+
+
 class Photo(models.Model):
-    """A re-encoded upload (apps.profiles.images) with its thumbnail."""
+    """A re-encoded upload (apps.profiles.images) with its thumbnail. Support decides a
+    pending photo in the moderation queue (apps.moderation): `decided_at` is set then,
+    never for photos approved automatically."""
 
     profile = models.ForeignKey(Profile, on_delete=models.CASCADE, related_name="photos")
     image = models.ImageField(upload_to="photos/", width_field="width", height_field="height")
@@ -146,6 +163,10 @@ class Photo(models.Model):
     width = models.PositiveIntegerField(default=0)
     height = models.PositiveIntegerField(default=0)
     status = models.CharField(_("status"), max_length=10, choices=PhotoStatus.choices, default=PhotoStatus.PENDING)
+    rejection_reason = models.CharField(
+        _("reason for the rejection"), max_length=20, choices=PhotoRejectionReason.choices, blank=True
+    )
+    decided_at = models.DateTimeField(_("decided"), null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -184,20 +205,45 @@ class ComplaintReason(models.TextChoices):
 
 class ComplaintStatus(models.TextChoices):
     OPEN = "open", _("Open")
-    HANDLED = "handled", _("Handled")
+    IN_PROGRESS = "in_progress", _("In progress")
+    RESOLVED = "resolved", _("Resolved")
+
+
+class ComplaintAction(models.TextChoices):
+    """What support did about a complaint."""
+
+    NONE = "none", _("No action")
+    WARNED = "warned", _("Member warned")
+    PHOTO_HIDDEN = "photo_hidden", _("Photo hidden")
+    PROFILE_DISABLED = "profile_disabled", _("Profile disabled")
+    ACCOUNT_ERASED = "account_erased", _("Account erased")
+    OTHER = "other", _("Other")
 
 
 class Complaint(models.Model):
-    """A complaint about a profile, or a general one, kept for customer support."""
+    """A complaint about a profile (and optionally one of its photos or one message of a
+    conversation the reporter takes part in), or a general one, kept for customer
+    support. Support handles it in the complaints queue (apps.moderation): open, in
+    progress, resolved, with the action taken. The staff member is named by id and name
+    (staff live in the public schema)."""
 
     reporter = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="complaints_made"
     )
     profile = models.ForeignKey(Profile, on_delete=models.SET_NULL, null=True, blank=True, related_name="complaints")
+    photo = models.ForeignKey(Photo, on_delete=models.SET_NULL, null=True, blank=True, related_name="complaints")
+    message = models.ForeignKey(
+        "chat.Message", on_delete=models.SET_NULL, null=True, blank=True, related_name="complaints"
+    )
     reason = models.CharField(_("reason"), max_length=20, choices=ComplaintReason.choices)
     text = models.TextField(_("complaint"), max_length=5000)
     email = models.EmailField(_("e-mail address for our answer"), blank=True)
-    status = models.CharField(_("status"), max_length=10, choices=ComplaintStatus.choices, default=ComplaintStatus.OPEN)
+    status = models.CharField(_("status"), max_length=12, choices=ComplaintStatus.choices, default=ComplaintStatus.OPEN)
+    assignee_id = models.BigIntegerField(_("assigned to (staff id)"), null=True, blank=True)
+    assignee_name = models.CharField(_("assigned to"), max_length=150, blank=True)
+    action = models.CharField(_("action taken"), max_length=20, choices=ComplaintAction.choices, blank=True)
+    action_note = models.TextField(_("note"), max_length=2000, blank=True)
+    handled_at = models.DateTimeField(_("resolved"), null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

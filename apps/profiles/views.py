@@ -26,7 +26,13 @@ from apps.profiles.selectors_view import (
     profile_page,
 )
 from apps.profiles.services.blocks import block_create, block_delete
-from apps.profiles.services.complaints import COMPLAINT_MAX_LENGTH, complaint_create, complaint_profile
+from apps.profiles.services.complaints import (
+    COMPLAINT_MAX_LENGTH,
+    complaint_create,
+    complaint_message,
+    complaint_photo,
+    complaint_profile,
+)
 
 
 def _url(name: str, fallback: str, *args) -> str:
@@ -139,8 +145,10 @@ def unblock_view(request: HttpRequest, id: int) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 def complaints_view(request: HttpRequest) -> HttpResponse:
     member = request.user if request.user.is_authenticated else None
+    status = 200
     if request.method == "POST":
         form = ComplaintForm(request.POST)
+        status = 400
         if form.is_valid():
             data = form.cleaned_data
             try:
@@ -151,24 +159,41 @@ def complaints_view(request: HttpRequest) -> HttpResponse:
                     text=data["text"],
                     email=data["email"],
                     profile_id=data["profile"],
+                    photo_id=data["photo"],
+                    message_id=data["message"],
                 )
             except ApplicationError as error:
                 errors_to_form(form, error)
+                status = error.status_code
             else:
                 return render(request, "profiles/complaint_done.html")
     else:
-        raw = request.GET.get("profile", "")
-        form = ComplaintForm(
-            initial={"email": member.email if member else "", "profile": int(raw) if raw.isdigit() else None}
-        )
-    profile_id = form["profile"].value()
+        initial = {"email": member.email if member else ""}
+        for key in ("profile", "photo", "message"):
+            raw = request.GET.get(key, "")
+            initial[key] = int(raw) if raw.isdigit() and len(raw) < 19 else None
+        form = ComplaintForm(initial=initial)
+    ids = {key: _form_id(form, key) for key in ("profile", "photo", "message")}
+    about = complaint_profile(reporter=request.user, profile_id=ids["profile"])
+    photo = complaint_photo(reporter=request.user, photo_id=ids["photo"], profile=about)
+    message = complaint_message(reporter=request.user, message_id=ids["message"], profile=about)
+    if about is None:
+        about = photo.profile if photo is not None else (message.sender_profile if message is not None else None)
+    context = {
+        "form": form,
+        "about": about,
+        "about_photo": photo,
+        "about_message": message,
+        "member": member,
+        "text_max_length": COMPLAINT_MAX_LENGTH,
+    }
+    return render(request, "profiles/complaints.html", context, status=status)
+
+
+def _form_id(form: ComplaintForm, key: str) -> int | None:
+    value = form[key].value()
     try:
-        profile_id = int(profile_id) if profile_id not in (None, "") else None
+        value = int(value) if value not in (None, "") else None
     except (TypeError, ValueError):
-        profile_id = None
-    about = complaint_profile(reporter=request.user, profile_id=profile_id)
-    return render(
-        request,
-        "profiles/complaints.html",
-        {"form": form, "about": about, "member": member, "text_max_length": COMPLAINT_MAX_LENGTH},
-    )
+        return None
+    return value if value is None or 0 < value < 2**63 else None

@@ -41,6 +41,8 @@ SHARED_APPS = [
     "django_otp.plugins.otp_totp",
     # The audit trail and the support console; after the admin, whose registry it wraps.
     "apps.support",
+    # The photo moderation and complaints queues' index and their admin views.
+    "apps.moderation",
 ]
 
 TENANT_APPS = [

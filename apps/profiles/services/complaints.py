@@ -3,11 +3,14 @@
 from allauth.core import ratelimit
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
+from django.db import transaction
 from django.http import HttpRequest
 from django.utils.translation import gettext as _
 
+from apps.chat.models import Message
 from apps.common.exceptions import ApplicationError
-from apps.profiles.models import Complaint, ComplaintReason, Profile
+from apps.moderation.index import complaint_case_sync, current_site
+from apps.profiles.models import Complaint, ComplaintReason, Photo, PhotoStatus, Profile
 from apps.profiles.visibility import profiles_visible_to
 
 COMPLAINT_MAX_LENGTH = 5000
@@ -25,20 +28,72 @@ def complaint_profile(*, reporter, profile_id: int | None) -> Profile | None:
     return profiles.filter(pk=profile_id).first()
 
 
+def complaint_photo(*, reporter, photo_id: int | None, profile: Profile | None) -> Photo | None:
+    """The photo a complaint may name: an approved photo of a profile the reporter may
+    see (of `profile` when the complaint names one)."""
+    if not photo_id:
+        return None
+    profiles = profiles_visible_to(None)
+    if getattr(reporter, "is_authenticated", False):
+        profiles = profiles.exclude(user_id=reporter.pk)
+    photos = Photo.objects.select_related("profile").filter(
+        pk=photo_id, status=PhotoStatus.ACTIVE, profile__in=profiles
+    )
+    if profile is not None:
+        photos = photos.filter(profile=profile)
+    return photos.first()
+
+
+def complaint_message(*, reporter, message_id: int | None, profile: Profile | None) -> Message | None:
+    """The message a complaint may name: one the other member sent in a conversation the
+    reporter takes part in (from `profile` when the complaint names one). Support reads
+    a conversation only through a complaint that names one of its messages."""
+    if not message_id or not getattr(reporter, "is_authenticated", False):
+        return None
+    messages = (
+        Message.objects.select_related("sender_profile")
+        .filter(
+            pk=message_id,
+            conversation__participants__user_id=reporter.pk,
+        )
+        .exclude(sender_id=reporter.pk)
+    )
+    if profile is not None:
+        messages = messages.filter(sender_profile=profile)
+    return messages.first()
+
+
+def _id_or_none(value) -> int | None:
+    if value in (None, ""):
+        return None
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return -1  # not an id: never found
+    return number if 0 < number < 2**63 else -1
+
+
 def complaint_create(
     *,
     request: HttpRequest,
     reporter,
+    site=None,
     reason: str,
     text: str,
     email: str,
     profile_id: int | None = None,
+    photo_id: int | None = None,
+    message_id: int | None = None,
 ) -> Complaint:
     """Store a complaint from a member or a visitor (`reporter` may be anonymous).
     Members who leave the address out are answered at their account's address.
     Raises ApplicationError with `extra["fields"]` for input errors, before anything
-    is stored or counted; rate-limited per IP address after that."""
+    is stored or counted; rate-limited per IP address after that. `photo_id` and
+    `message_id` name the photo or the message complained about (the profile follows
+    from them when not given); an id the reporter may not name is an input error. The
+    complaint enters support's queue (apps.moderation) in the same transaction."""
     member = reporter if getattr(reporter, "is_authenticated", False) else None
+    site = site or getattr(request, "site", None) or current_site()
     errors: dict[str, list[str]] = {}
     if reason not in ComplaintReason.values:
         errors["reason"] = [_("Choose a reason.")]
@@ -55,13 +110,29 @@ def complaint_create(
             validate_email(email)
         except ValidationError:
             errors["email"] = [_("Invalid email")]
+    profile_id, photo_id, message_id = _id_or_none(profile_id), _id_or_none(photo_id), _id_or_none(message_id)
     profile = complaint_profile(reporter=reporter, profile_id=profile_id)
     if profile_id and profile is None:
         errors["profile"] = [_("This profile could not be found.")]
+    photo = complaint_photo(reporter=reporter, photo_id=photo_id, profile=profile)
+    if photo_id and photo is None:
+        errors["photo"] = [_("This photo could not be found.")]
+    message = complaint_message(reporter=reporter, message_id=message_id, profile=profile)
+    if message_id and message is None:
+        errors["message"] = [_("This message could not be found.")]
+    if photo is not None and message is not None and photo.profile_id != message.sender_profile_id:
+        errors["photo"] = [_("The photo and the message are from different members.")]
     if errors:
         raise ApplicationError("invalid", _("Please check the form."), extra={"fields": errors})
     if not ratelimit.consume(request, action=RATE_LIMIT_ACTION):
         raise ApplicationError(
             "too_many_complaints", _("Too many complaints sent, please try again later."), status_code=429
         )
-    return Complaint.objects.create(reporter=member, profile=profile, reason=reason, text=text, email=email)
+    if profile is None:
+        profile = photo.profile if photo is not None else (message.sender_profile if message is not None else None)
+    with transaction.atomic():
+        complaint = Complaint.objects.create(
+            reporter=member, profile=profile, photo=photo, message=message, reason=reason, text=text, email=email
+        )
+        complaint_case_sync(site=site, complaint=complaint)
+    return complaint

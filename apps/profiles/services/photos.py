@@ -3,10 +3,12 @@ main photo, deletion. Uploads go through apps.profiles.images.process_upload."""
 
 from django.core.files.base import ContentFile
 from django.db import transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from apps.accounts.models import User
 from apps.common.exceptions import ApplicationError
+from apps.moderation.index import photo_review_drop, photo_review_open
 from apps.profiles.images import image_filename, process_upload
 from apps.profiles.models import Photo, PhotoStatus, Profile
 from apps.profiles.selectors import FREE_PHOTO_LIMIT, PREMIUM_PHOTO_LIMIT, photo_count, photo_limit
@@ -74,6 +76,8 @@ def photo_upload(*, site: Site, user: User, upload) -> Photo:
         files = [photo.image.name, photo.thumb.name]
         try:  # The files exist before the row does: remove them if saving the row fails.
             photo.save()
+            if photo.status == PhotoStatus.PENDING:  # into support's queue, in this transaction
+                photo_review_open(site=site, photo=photo)
             if profile.main_photo_id is None:
                 profile.main_photo = photo
                 profile.save(update_fields=["main_photo", "updated"])
@@ -112,10 +116,41 @@ def photo_delete(*, user: User, photo_id) -> None:
     photo = _own_photo(profile, photo_id)
     files = [photo.image.name, photo.thumb.name]
     was_main = profile.main_photo_id == photo.pk
+    photo_id = photo.pk
     photo.delete()
+    photo_review_drop(photo_id=photo_id)
     if was_main:
-        remaining = Photo.objects.filter(profile=profile, status__in=[PhotoStatus.ACTIVE, PhotoStatus.PENDING])
-        # Approved first ("active" < "pending"), then the oldest.
-        profile.main_photo = remaining.order_by("status", "created", "pk").first()
-        profile.save(update_fields=["main_photo", "updated"])
+        _main_photo_replace(profile)
     transaction.on_commit(lambda: _files_delete(files))
+
+
+def _main_photo_replace(profile: Profile) -> None:
+    """The oldest remaining approved photo (else pending one) becomes the main photo."""
+    remaining = Photo.objects.filter(profile=profile, status__in=[PhotoStatus.ACTIVE, PhotoStatus.PENDING])
+    # Approved first ("active" < "pending"), then the oldest.
+    profile.main_photo = remaining.order_by("status", "created", "pk").first()
+    profile.save(update_fields=["main_photo", "updated"])
+
+
+def photo_moderate(*, photo_id: int, approve: bool, reason: str = "") -> Photo | None:
+    """Support's decision on a photo (apps.moderation.services, inside its transaction,
+    in the site's schema): approved, others see it; rejected, only its member sees it,
+    with the reason (a PhotoRejectionReason code, translated when shown). An approved
+    photo becomes the main photo when the main one is not approved; a rejected main
+    photo gives its place to the oldest approved (else pending) one. None when the
+    member deleted the photo in the meantime."""
+    photo = Photo.objects.select_for_update().filter(pk=photo_id).first()
+    if photo is None:
+        return None
+    profile = Profile.objects.select_for_update(of=("self",)).select_related("main_photo").get(pk=photo.profile_id)
+    photo.status = PhotoStatus.ACTIVE if approve else PhotoStatus.REJECTED
+    photo.rejection_reason = "" if approve else reason
+    photo.decided_at = timezone.now()
+    photo.save(update_fields=["status", "rejection_reason", "decided_at"])
+    main = profile.main_photo
+    if approve and (main is None or main.status != PhotoStatus.ACTIVE):
+        profile.main_photo = photo
+        profile.save(update_fields=["main_photo", "updated"])
+    elif not approve and profile.main_photo_id == photo.pk:
+        _main_photo_replace(profile)
+    return photo

@@ -72,7 +72,7 @@ def test_only_a_visible_profile_is_named(site, client_for, case):
 def test_every_error_next_to_its_field_and_nothing_typed_lost(site, client_for):
     response = client_for(site).post("/complaints", {"reason": "", "text": "   ", "email": ""})
     html = response.content.decode()
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert 'data-testid="error-id_reason">' in html and "Choose a reason." in html
     assert 'data-testid="error-id_text">' in html and "Describe your complaint." in html
     assert 'data-testid="error-id_email">' in html and "Enter your e-mail address so that we can answer you." in html

@@ -1,0 +1,40 @@
+"""The queues' forms. They only parse; the rules are in apps.moderation.services."""
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from apps.moderation.models import PhotoDecision
+from apps.profiles.models import ComplaintAction, ComplaintStatus, PhotoRejectionReason
+
+NOTE_MAX_LENGTH = 2000
+
+
+class PhotoDecisionForm(forms.Form):
+    decision = forms.ChoiceField(
+        label=_("Decision"), choices=[(PhotoDecision.APPROVED, _("Approve")), (PhotoDecision.REJECTED, _("Reject"))]
+    )
+    reason = forms.ChoiceField(
+        label=_("Reason for the rejection"), choices=PhotoRejectionReason.choices, required=False
+    )
+    note = forms.CharField(
+        label=_("Note for support (optional, not shown to the member)"),
+        required=False,
+        max_length=NOTE_MAX_LENGTH,
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 40}),
+    )
+    # Where the queue goes on: the item after this one, within the same site filter.
+    next = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+    site = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+
+
+class ComplaintMoveForm(forms.Form):
+    to = forms.ChoiceField(label=_("New status"), choices=ComplaintStatus.choices)
+    action = forms.ChoiceField(
+        label=_("Action taken"), choices=[("", "---------"), *ComplaintAction.choices], required=False
+    )
+    note = forms.CharField(
+        label=_("Note"),
+        required=False,
+        max_length=NOTE_MAX_LENGTH,
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+    )

@@ -1,0 +1,130 @@
+"""Keeping the queues' index (apps.moderation.models, public schema) in step with the
+sites' schemas. The member-side services call these inside their own transaction, in
+the site's schema (the public tables are on the search path there), so a photo or a
+complaint and its queue row are committed together or not at all.
+
+`index_rebuild` repairs a site's rows from its schema (the command
+`moderation_index_rebuild`)."""
+
+from __future__ import annotations
+
+from django.db import connection, transaction
+from django.db.models import Q
+from django_tenants.utils import tenant_context
+
+from apps.moderation.models import ComplaintCase, PhotoDecision, PhotoReview
+from apps.profiles.models import Complaint, Photo, PhotoStatus
+from apps.tenants.models import Site
+
+
+def current_site() -> Site:
+    """The site whose schema the connection is in."""
+    tenant = getattr(connection, "tenant", None)
+    if isinstance(tenant, Site) and tenant.pk and tenant.schema_name == connection.schema_name:
+        return tenant
+    return Site.objects.get(schema_name=connection.schema_name)
+
+
+def _decision(photo: Photo) -> str:
+    if photo.status == PhotoStatus.ACTIVE:
+        return PhotoDecision.APPROVED
+    if photo.status == PhotoStatus.REJECTED:
+        return PhotoDecision.REJECTED
+    return PhotoDecision.PENDING
+
+
+def photo_review_values(photo: Photo) -> dict:
+    profile = photo.profile
+    return {
+        "profile_id": photo.profile_id,
+        "member_id": profile.user_id,
+        "member_name": profile.name[:150],
+        "image": photo.image.name or "",
+        "thumb": photo.thumb.name or "",
+        "created": photo.created,
+        "decision": _decision(photo),
+        "reason": photo.rejection_reason if photo.status == PhotoStatus.REJECTED else "",
+        "decided_at": photo.decided_at,
+    }
+
+
+def photo_review_open(*, site: Site, photo: Photo) -> PhotoReview:
+    """A new pending photo enters the moderation queue (call in the upload's transaction)."""
+    return PhotoReview.objects.create(site=site, photo_id=photo.pk, **photo_review_values(photo))
+
+
+def photo_review_drop(*, photo_id: int, site: Site | None = None) -> None:
+    """The member deleted the photo: it leaves the queue (and the decided list)."""
+    site = site or current_site()
+    PhotoReview.objects.filter(site=site, photo_id=photo_id).delete()
+
+
+def _complaint_values(complaint: Complaint) -> dict:
+    profile = complaint.profile
+    return {
+        "created": complaint.created,
+        "reason": complaint.reason,
+        "status": complaint.status,
+        "profile_id": complaint.profile_id,
+        "member_id": profile.user_id if profile else None,
+        "member_name": profile.name[:150] if profile else "",
+        "photo_id": complaint.photo_id,
+        "message_id": complaint.message_id,
+        "reporter_id": complaint.reporter_id,
+        "assignee_id": complaint.assignee_id,
+        "assignee_name": complaint.assignee_name,
+        "action": complaint.action,
+        "action_note": complaint.action_note,
+        "handled_at": complaint.handled_at,
+    }
+
+
+def complaint_case_sync(*, site: Site, complaint: Complaint) -> ComplaintCase:
+    """The complaint's queue row as the complaint is now (new or changed)."""
+    case, _created = ComplaintCase.objects.update_or_create(
+        site=site, complaint_id=complaint.pk, defaults=_complaint_values(complaint)
+    )
+    return case
+
+
+def index_rebuild(site: Site) -> dict[str, int]:
+    """Make the site's queue rows match its schema: a row for every photo that waits or
+    was decided by support (photos approved automatically never enter the queue) and for
+    every complaint; rows of photos or complaints that are gone are removed. Support's
+    notes and the names of who decided are kept where the row existed. Returns counts."""
+    with tenant_context(site):
+        photos = list(
+            Photo.objects.select_related("profile")
+            .filter(Q(status=PhotoStatus.PENDING) | Q(decided_at__isnull=False))
+            .order_by("pk")
+        )
+        complaints = list(Complaint.objects.select_related("profile").order_by("pk"))
+        photo_rows = {photo.pk: photo_review_values(photo) for photo in photos}
+        complaint_rows = {complaint.pk: _complaint_values(complaint) for complaint in complaints}
+    connection.set_schema_to_public()
+    counts = {"photos_added": 0, "photos_updated": 0, "photos_removed": 0}
+    counts.update({"complaints_added": 0, "complaints_updated": 0, "complaints_removed": 0})
+    with transaction.atomic():
+        existing = {row.photo_id: row for row in PhotoReview.objects.select_for_update().filter(site=site)}
+        removed = [row.pk for photo_id, row in existing.items() if photo_id not in photo_rows]
+        counts["photos_removed"] = PhotoReview.objects.filter(pk__in=removed).delete()[0]
+        for photo_id, values in photo_rows.items():
+            row = existing.get(photo_id)
+            if row is None:
+                PhotoReview.objects.create(site=site, photo_id=photo_id, **values)
+                counts["photos_added"] += 1
+            elif any(getattr(row, key) != value for key, value in values.items()):
+                PhotoReview.objects.filter(pk=row.pk).update(**values)
+                counts["photos_updated"] += 1
+        existing = {row.complaint_id: row for row in ComplaintCase.objects.select_for_update().filter(site=site)}
+        removed = [row.pk for complaint_id, row in existing.items() if complaint_id not in complaint_rows]
+        counts["complaints_removed"] = ComplaintCase.objects.filter(pk__in=removed).delete()[0]
+        for complaint_id, values in complaint_rows.items():
+            row = existing.get(complaint_id)
+            if row is None:
+                ComplaintCase.objects.create(site=site, complaint_id=complaint_id, **values)
+                counts["complaints_added"] += 1
+            elif any(getattr(row, key) != value for key, value in values.items()):
+                ComplaintCase.objects.filter(pk=row.pk).update(**values)
+                counts["complaints_updated"] += 1
+    return counts

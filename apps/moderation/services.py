@@ -1,0 +1,197 @@
+"""Support's decisions in the queues: approve or reject a photo, take, resolve or reopen
+a complaint. Each one changes the site's schema (the truth) and the queue's row in one
+transaction and writes one row of the audit trail (apps.support.audit)."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django_tenants.utils import tenant_context
+
+from apps.common.exceptions import ApplicationError
+from apps.moderation.index import complaint_case_sync, photo_review_values
+from apps.moderation.models import ComplaintCase, PhotoDecision, PhotoReview
+from apps.profiles.models import Complaint, ComplaintAction, ComplaintStatus, PhotoRejectionReason
+from apps.profiles.services.photos import photo_moderate
+from apps.support.audit import audit_record
+
+NOTE_MAX_LENGTH = 2000
+
+# The moves a complaint may make; anything else is refused.
+COMPLAINT_TRANSITIONS = {
+    ComplaintStatus.OPEN: {ComplaintStatus.IN_PROGRESS, ComplaintStatus.RESOLVED},
+    ComplaintStatus.IN_PROGRESS: {ComplaintStatus.OPEN, ComplaintStatus.RESOLVED, ComplaintStatus.IN_PROGRESS},
+    ComplaintStatus.RESOLVED: {ComplaintStatus.IN_PROGRESS},
+}
+
+
+def _note(note: str | None) -> str:
+    note = (note or "").strip()
+    if len(note) > NOTE_MAX_LENGTH:
+        message = _("The note may be at most %(max)s characters long.") % {"max": NOTE_MAX_LENGTH}
+        raise ApplicationError("invalid_note", message, extra={"fields": {"note": [message]}})
+    if "\x00" in note:
+        message = _("The note contains characters that are not allowed.")
+        raise ApplicationError("invalid_note", message, extra={"fields": {"note": [message]}})
+    return note
+
+
+def _status_label(status: str) -> str:
+    return str(ComplaintStatus(status).label).lower() if status in ComplaintStatus.values else status
+
+
+def _staff_name(actor) -> str:
+    return actor.get_username()[:150] if actor is not None else "system"
+
+
+def photo_decide(*, review_id: int, actor, decision: str, reason: str = "", note: str = "") -> PhotoReview | None:
+    """Approve or reject a waiting photo. `reason` (a PhotoRejectionReason code) is
+    required to reject; `note` is for support (the audit trail), never shown to the
+    member. Returns the decided row, or None when the member deleted the photo in the
+    meantime (its row leaves the queue). A photo decided already is refused (409)."""
+    if decision not in (PhotoDecision.APPROVED, PhotoDecision.REJECTED):
+        message = _("Choose to approve or to reject the photo.")
+        raise ApplicationError("invalid_decision", message, extra={"fields": {"decision": [message]}})
+    if decision == PhotoDecision.REJECTED and reason not in PhotoRejectionReason.values:
+        message = _("Choose a reason for the rejection.")
+        raise ApplicationError("invalid_reason", message, extra={"fields": {"reason": [message]}})
+    if decision == PhotoDecision.APPROVED:
+        reason = ""
+    note = _note(note)
+    with transaction.atomic():
+        review = PhotoReview.objects.select_for_update(of=("self",)).select_related("site").filter(pk=review_id).first()
+        if review is None:
+            raise ApplicationError("not_found", _("This photo is not in the queue."), status_code=404)
+        if review.decision != PhotoDecision.PENDING:
+            raise ApplicationError(
+                "already_decided",
+                _("This photo has been decided already (%(decision)s by %(name)s).")
+                % {"decision": review.get_decision_display(), "name": review.decided_by_name or "-"},
+                status_code=409,
+            )
+        site = review.site
+        with tenant_context(site):
+            photo = photo_moderate(photo_id=review.photo_id, approve=decision == PhotoDecision.APPROVED, reason=reason)
+        if photo is None:
+            review.delete()
+            return None
+        review.decision = decision
+        review.reason = reason
+        review.note = note
+        review.decided_at = photo.decided_at
+        review.decided_by_id = getattr(actor, "pk", None)
+        review.decided_by_name = _staff_name(actor)
+        review.save(update_fields=["decision", "reason", "note", "decided_at", "decided_by_id", "decided_by_name"])
+        audit_record(
+            actor=actor,
+            action="photo.approve" if decision == PhotoDecision.APPROVED else "photo.reject",
+            site=site,
+            member_id=review.member_id,
+            target=f"photo {review.photo_id}",
+            before={"status": "pending"},
+            after={"status": photo.status, "rejection_reason": reason},
+            reason=": ".join(part for part in (reason, note) if part),
+        )
+    return review
+
+
+def _complaint_state(complaint: Complaint) -> dict:
+    return {
+        "status": complaint.status,
+        "assignee": complaint.assignee_name,
+        "action": complaint.action,
+        "action_note": complaint.action_note,
+    }
+
+
+def complaint_move(*, case_id: int, actor, to: str, action: str = "", note: str = "") -> ComplaintCase:
+    """Move a complaint: take it (open -> in progress, assigned to the actor; an agent
+    may also take over one in progress), give it back (in progress -> open), resolve it
+    with the action taken (open or in progress -> resolved; "other" needs a note) or
+    reopen it (resolved -> in progress). Other moves are refused (409)."""
+    if to not in ComplaintStatus.values:
+        message = _("Choose what to do with the complaint.")
+        raise ApplicationError("invalid_status", message, extra={"fields": {"status": [message]}})
+    note = _note(note)
+    if to == ComplaintStatus.RESOLVED:
+        if action not in ComplaintAction.values:
+            message = _("Choose the action taken.")
+            raise ApplicationError("invalid_action", message, extra={"fields": {"action": [message]}})
+        if action == ComplaintAction.OTHER and not note:
+            message = _("Describe the action taken in the note.")
+            raise ApplicationError("note_required", message, extra={"fields": {"note": [message]}})
+    with transaction.atomic():
+        case = ComplaintCase.objects.select_for_update(of=("self",)).select_related("site").filter(pk=case_id).first()
+        if case is None:
+            raise ApplicationError("not_found", _("This complaint does not exist."), status_code=404)
+        site = case.site
+        with tenant_context(site):
+            complaint = Complaint.objects.select_for_update(of=("self",)).select_related("profile")
+            complaint = complaint.filter(pk=case.complaint_id).first()
+            if complaint is None:
+                raise ApplicationError("not_found", _("This complaint does not exist."), status_code=404)
+            current = complaint.status
+            if to not in COMPLAINT_TRANSITIONS.get(current, set()) or (
+                current == to and complaint.assignee_id == getattr(actor, "pk", None)
+            ):
+                raise ApplicationError(
+                    "invalid_move",
+                    _("A complaint that is %(current)s cannot become %(next)s.")
+                    % {
+                        "current": ComplaintStatus(current).label.lower()
+                        if current in ComplaintStatus.values
+                        else current,
+                        "next": ComplaintStatus(to).label.lower(),
+                    },
+                    status_code=409,
+                )
+            before = _complaint_state(complaint)
+            complaint.status = to
+            if to == ComplaintStatus.IN_PROGRESS:
+                complaint.assignee_id, complaint.assignee_name = getattr(actor, "pk", None), _staff_name(actor)
+                complaint.handled_at = None
+            elif to == ComplaintStatus.OPEN:
+                complaint.assignee_id, complaint.assignee_name = None, ""
+            else:
+                if not complaint.assignee_name:
+                    complaint.assignee_id, complaint.assignee_name = getattr(actor, "pk", None), _staff_name(actor)
+                complaint.action, complaint.action_note = action, note
+                complaint.handled_at = timezone.now()
+            complaint.save(
+                update_fields=["status", "assignee_id", "assignee_name", "action", "action_note", "handled_at"]
+            )
+            after = _complaint_state(complaint)
+            member_id = complaint.profile.user_id if complaint.profile else None
+        case = complaint_case_sync(site=site, complaint=complaint)
+        audit_record(
+            actor=actor,
+            action="complaint.status",
+            site=site,
+            member_id=member_id,
+            target=f"complaint {complaint.pk}",
+            before=before,
+            after=after,
+            reason=note,
+        )
+    return case
+
+
+def photo_hide_by_support(*, photo, actor, site, note: str = "", reason: str = PhotoRejectionReason.OTHER) -> None:
+    """The support console's "hide a photo" (apps.support.services), called in the site's
+    schema inside that action's transaction: the photo is rejected (its member sees it
+    with the reason), the main photo moves on, and the queue's row says so (a waiting
+    photo leaves the queue). The caller writes the audit row."""
+    decided = photo_moderate(photo_id=photo.pk, approve=False, reason=reason)
+    if decided is None:
+        return
+    values = {
+        "decision": PhotoDecision.REJECTED,
+        "reason": reason,
+        "note": (note or "")[:NOTE_MAX_LENGTH],
+        "decided_at": decided.decided_at,
+        "decided_by_id": getattr(actor, "pk", None),
+        "decided_by_name": _staff_name(actor),
+    }
+    if not PhotoReview.objects.filter(site=site, photo_id=decided.pk).update(**values):
+        PhotoReview.objects.create(site=site, photo_id=decided.pk, **{**photo_review_values(decided), **values})
