@@ -4,6 +4,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
 from apps.common import views as common_views
+from apps.landers.urls import token_urlpatterns
 
 urlpatterns = [
     path("healthz", common_views.healthz, name="healthz"),
@@ -25,6 +26,9 @@ urlpatterns = [
     path("", include("apps.chat.urls")),
     path("", include("apps.profiles.urls")),
     path("", include("apps.pages.urls")),
+    path("", include("apps.landers.urls")),
+    # Last: the operators' site pages at /<token> (spec §2 {token}) may not shadow a route.
+    *token_urlpatterns,
 ]
 
 # No catch-all media route, not even with DEBUG: every media file is served by a view that

@@ -137,6 +137,10 @@ class SignupTracking(models.Model):
     aff_sub2 = models.CharField(max_length=100, blank=True)
     aff_sub3 = models.CharField(max_length=100, blank=True)
     cpc = models.CharField(max_length=100, blank=True)
+    # The lander the visitor saw last before signing up (its route name, e.g.
+    # "landers-gallery") and the campaign label of its {slug} (apps.landers).
+    lander = models.CharField(max_length=40, blank=True)
+    campaign = models.CharField(max_length=40, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
@@ -155,6 +159,8 @@ class SignupTracking(models.Model):
         "aff_sub3",
         "cpc",
     )
+    # Kept from the lander's address, not from query parameters (apps.accounts.tracking).
+    LANDER_FIELDS = ("lander", "campaign")
 
 
 class PushSubscription(models.Model):

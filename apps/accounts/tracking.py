@@ -7,7 +7,11 @@ consent to non-essential cookies the cookie lasts only until the browser closes:
 for the signup the visitor came to make (and for the site's rule that signups need a
 traffic source, spec §5), nothing more. With consent ("all", chosen on the cookie banner
 or /pages/cookies) it lasts TRACKING_DAYS, so a signup on a later visit is attributed
-too. docs/decisions.md says why."""
+too. docs/decisions.md says why.
+
+The same cookie keeps the lander the visitor saw last and its campaign label (the
+lander's {slug}, apps.landers): `lander_visit_keep`, stored with the account as
+SignupTracking.lander / .campaign."""
 
 import json
 from urllib.parse import urlencode
@@ -19,6 +23,8 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from apps.accounts.models import SignupTracking
 
 PARAMS = SignupTracking.TRACKING_FIELDS
+LANDER_KEYS = SignupTracking.LANDER_FIELDS
+_KEYS = (*PARAMS, *LANDER_KEYS)
 COOKIE = f"{settings.COOKIE_PREFIX}tracking"
 SALT = "apps.accounts.tracking"
 TRACKING_DAYS = 30
@@ -35,7 +41,8 @@ def consent(request: HttpRequest) -> str | None:
     return value if value in (CONSENT_ALL, CONSENT_NECESSARY) else None
 
 
-def tracking_from_request(request: HttpRequest) -> dict[str, str]:
+def _cookie_data(request: HttpRequest) -> dict[str, str]:
+    """Everything the cookie keeps: the tracking parameters and the lander's keys."""
     try:
         raw = request.get_signed_cookie(COOKIE, default=None, salt=SALT)
         data = json.loads(raw) if raw else {}
@@ -43,7 +50,29 @@ def tracking_from_request(request: HttpRequest) -> dict[str, str]:
         return {}
     if not isinstance(data, dict):
         return {}
-    return {key: str(value)[:VALUE_MAX_LENGTH] for key, value in data.items() if key in PARAMS and value}
+    return {key: str(value)[:VALUE_MAX_LENGTH] for key, value in data.items() if key in _KEYS and value}
+
+
+def tracking_from_request(request: HttpRequest) -> dict[str, str]:
+    """The tracking parameters of spec §7 the visitor arrived with."""
+    return {key: value for key, value in _cookie_data(request).items() if key in PARAMS}
+
+
+def lander_from_request(request: HttpRequest) -> dict[str, str]:
+    """{"lander", "campaign"} of the lander the visitor saw last (either may be missing)."""
+    return {key: value for key, value in _cookie_data(request).items() if key in LANDER_KEYS}
+
+
+def lander_visit_keep(response: HttpResponse, request: HttpRequest, *, lander: str, campaign: str = "") -> None:
+    """Remember the lander (its route name) and campaign label on `response`; the last
+    lander seen wins. No Set-Cookie when the cookie holds them already."""
+    data = _cookie_data(request)
+    kept = {key: value for key, value in data.items() if key not in LANDER_KEYS}
+    kept["lander"] = lander
+    if campaign:
+        kept["campaign"] = campaign
+    if kept != data:
+        tracking_cookie_set(response, request, kept)
 
 
 def has_tracking_network(request: HttpRequest) -> bool:
@@ -73,10 +102,10 @@ def consent_set(response: HttpResponse, request: HttpRequest, choice: str) -> No
         secure=settings.SESSION_COOKIE_SECURE,
         samesite="Lax",
     )
-    tracking = tracking_from_request(request)
-    if tracking:
+    data = _cookie_data(request)
+    if data:
         request.COOKIES[CONSENT_COOKIE] = choice
-        tracking_cookie_set(response, request, tracking)
+        tracking_cookie_set(response, request, data)
 
 
 class TrackingMiddleware:
@@ -90,6 +119,6 @@ class TrackingMiddleware:
             rest = [(key, value) for key, value in request.GET.items() if key not in PARAMS]
             response = HttpResponseRedirect(request.path + (f"?{urlencode(rest)}" if rest else ""))
             if found:
-                tracking_cookie_set(response, request, {**tracking_from_request(request), **found})
+                tracking_cookie_set(response, request, {**_cookie_data(request), **found})
             return response
         return self.get_response(request)

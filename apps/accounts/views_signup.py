@@ -1,5 +1,6 @@
-"""Signup pages (spec §2, §4 Signup): /signup, /members/<id>/signup, /complete-signup,
-/signup-matches, the props of the signup island (page and modal), and /sw.js."""
+"""Signup pages (spec §2, §4 Signup): /signup, /complete-signup, /signup-matches, the
+props of the signup island (page and modal), and /sw.js. /members/<id>/signup is a
+lander (apps.landers.views.member_signup)."""
 
 from functools import lru_cache, wraps
 from pathlib import Path
@@ -8,7 +9,7 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.dates import MONTHS
@@ -21,7 +22,7 @@ from apps.accounts.api.signup_steps import profile_step_payload
 from apps.accounts.selectors import age_on, signup_allowed
 from apps.accounts.services.signup_steps import ABOUT_ME_MAX_LENGTH, CITY_MAX_LENGTH, signup_steps_done
 from apps.common.islands import signup_strings
-from apps.profiles.models import Gender, Profile, ProfileStatus, Sexuality
+from apps.profiles.models import Gender, Profile, Sexuality
 from apps.profiles.selectors import FREE_PHOTO_LIMIT, photo_limit, public_thumb_url, signup_matches
 from apps.tenants.selectors import push_public_key, regions_for_country, request_country, selected_country
 
@@ -128,18 +129,6 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("index" if signup_steps_done(request.user) else "complete-signup")
     return render(request, "accounts/signup.html", {"signup_props": signup_island_props(request)})
-
-
-def member_signup_page(request: HttpRequest, id: int) -> HttpResponse:
-    """Signup that starts with a message to this profile (step 0)."""
-    profile = get_object_or_404(Profile.objects.select_related("main_photo"), pk=id, status=ProfileStatus.ACTIVE)
-    if request.user.is_authenticated:
-        return redirect(_url("members-id", f"/members/{profile.pk}", profile.pk))
-    return render(
-        request,
-        "accounts/signup.html",
-        {"signup_props": signup_island_props(request, profile=profile), "signup_profile": profile},
-    )
 
 
 @member_required

@@ -35,6 +35,8 @@ SHARED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "apps.accounts",
+    # Operators' site pages (the {token} route) and the landers' videos (apps.landers).
+    "apps.landers",
     # Staff's second factor (TOTP) in the operators' admin: public schema only
     # (apps.accounts.admin_login, docs/operators.md).
     "django_otp",

@@ -36,6 +36,7 @@ import { autoshowModals, installResendConfirmation } from "./activationReminder"
 import { installBackButton } from "./backButton";
 import { installDismissAlerts } from "./dismissAlerts";
 import { installEnablePushAlert } from "./enablePush";
+import { installLanderVideos } from "./landerVideo";
 
 installChunkReloadGuard();
 installProgressBar();
@@ -59,6 +60,8 @@ installResendConfirmation();
 // Dismissible alerts (spec §4): the dismissal is stored on the server.
 installDismissAlerts();
 void installEnablePushAlert();
+// The landers' video plays unless the visitor prefers reduced motion (base/landerVideo.ts).
+installLanderVideos();
 
 // App badge and "(N) " title prefix (spec §4). Only touched once there is something to
 // show or the totals change, so the server-rendered title stays as it is otherwise.

@@ -18,7 +18,7 @@ from apps.accounts.models import SignupMessage, SignupTracking, User, UserStatus
 from apps.accounts.selectors import signup_allowed, user_by_email
 from apps.accounts.services.directory import directory_sync
 from apps.accounts.services.tokens import member_token_read
-from apps.accounts.tracking import tracking_from_request
+from apps.accounts.tracking import lander_from_request, tracking_from_request
 from apps.common.exceptions import ApplicationError
 from apps.notifications.consent import default_notification_types
 from apps.profiles.models import Profile, ProfileStatus
@@ -154,6 +154,7 @@ def member_signup(
         **{
             key: value for key, value in tracking_from_request(request).items() if key in SignupTracking.TRACKING_FIELDS
         },
+        **{key: value[:40] for key, value in lander_from_request(request).items()},
     )
     text = (signup_message or "").strip()
     # Only an active profile can receive the first message; anything else is dropped.

@@ -1,0 +1,152 @@
+"""Reads for the landers: the site's own visible profiles as cards (approved photos
+only), a featured member, members by region, the site's lander video and site pages.
+
+Landers are what paid traffic hits first, so their lists are cached per site for a
+short while (the cache keys carry the site's schema: django_tenants.cache.make_key):
+a profile hidden or a photo rejected leaves the landers within LIST_CACHE_SECONDS."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import timedelta
+
+from django.core.cache import cache
+from django.db.models import F, QuerySet
+from django.utils import timezone
+from django.utils.translation import get_language
+
+from apps.accounts.selectors import age_on
+from apps.landers.models import LanderVideo, SitePage
+from apps.profiles.models import Photo, PhotoStatus, Profile
+from apps.profiles.selectors import looking_for_genders
+from apps.profiles.selectors_view import region_name
+from apps.profiles.visibility import profiles_visible_to
+from apps.tenants.models import Site
+
+LIST_CACHE_SECONDS = 60
+LIST_SIZE = 24
+THUMB_SIDE = 400  # apps.profiles.images.process_upload's square thumbnails
+RECENT_LOGIN = timedelta(hours=24)
+
+
+def _niche_profiles(site: Site) -> QuerySet[Profile]:
+    """Visible profiles of the genders a visitor of this niche looks for, each with an
+    approved main photo (a pending or rejected one is never shown to visitors)."""
+    genders = looking_for_genders(site=site, gender="", sexuality="")
+    return (
+        profiles_visible_to(None)
+        .filter(gender__in=genders, main_photo__status=PhotoStatus.ACTIVE)
+        .exclude(main_photo__thumb="")
+        .select_related("main_photo", "user")
+    )
+
+
+def profile_card(profile: Profile, *, site: Site, today=None) -> dict:
+    """What a lander shows of a profile: only the fields the site shows."""
+    shown = site.visible_profile_fields
+    photo = profile.main_photo
+    thumb = photo.thumb.url if photo is not None and photo.status == PhotoStatus.ACTIVE and photo.thumb else None
+    user = profile.user if profile.user_id else None
+    last_login = getattr(user, "last_login", None)
+    return {
+        "id": profile.pk,
+        "name": profile.name,
+        "age": age_on(profile.date_of_birth, today or timezone.localdate())
+        if "age" in shown and profile.date_of_birth
+        else None,
+        "city": profile.city if "city" in shown else "",
+        "region": profile.region if "region" in shown else "",
+        "about_me": profile.about_me if "about_me" in shown else "",
+        "interests": list(profile.interests[:3]) if "interests" in shown else [],
+        "thumb": thumb,
+        "fictional": profile.is_fictional,
+        "joined": profile.created,
+        "active_recently": bool(last_login and timezone.now() - last_login < RECENT_LOGIN),
+    }
+
+
+def lander_cards(site: Site, *, limit: int = LIST_SIZE) -> list[dict]:
+    """The newest visible profiles with an approved photo, as cards (cached briefly)."""
+
+    def build() -> list[dict]:
+        today = timezone.localdate()
+        profiles = _niche_profiles(site).order_by("-created", "-pk")[:LIST_SIZE]
+        return [profile_card(profile, site=site, today=today) for profile in profiles]
+
+    return cache.get_or_set(f"landers:cards:{site.pk}", build, LIST_CACHE_SECONDS)[:limit]
+
+
+def online_cards(site: Site, *, limit: int = LIST_SIZE) -> list[dict]:
+    """For "alone tonight": members who logged in most recently first, then the newest."""
+
+    def build() -> list[dict]:
+        today = timezone.localdate()
+        profiles = _niche_profiles(site).order_by(F("user__last_login").desc(nulls_last=True), "-created", "-pk")[
+            :LIST_SIZE
+        ]
+        return [profile_card(profile, site=site, today=today) for profile in profiles]
+
+    return cache.get_or_set(f"landers:online:{site.pk}", build, LIST_CACHE_SECONDS)[:limit]
+
+
+def region_groups(site: Site, *, country: str, limit: int = 6, per_region: int = 4) -> list[dict]:
+    """Members of `country` by region, the regions with most members first:
+    [{"code", "name", "count", "cards"}]. Two queries, cached briefly."""
+
+    def build() -> list[dict]:
+        profiles = profiles_visible_to(None).filter(
+            gender__in=looking_for_genders(site=site, gender="", sexuality=""), country=country
+        )
+        counts = Counter(dict(_region_counts(profiles)))
+        top = [code for code, _count in counts.most_common(limit) if code]
+        today = timezone.localdate()
+        cards: dict[str, list[dict]] = {code: [] for code in top}
+        with_photo = (
+            _niche_profiles(site).filter(country=country, region__in=top).order_by("-created", "-pk")[: limit * 12]
+        )
+        for profile in with_photo:
+            if len(cards[profile.region]) < per_region:
+                cards[profile.region].append(profile_card(profile, site=site, today=today))
+        return [{"code": code, "name": region_name(code), "count": counts[code], "cards": cards[code]} for code in top]
+
+    return cache.get_or_set(f"landers:regions:{site.pk}:{country}", build, LIST_CACHE_SECONDS)
+
+
+def _region_counts(profiles: QuerySet[Profile]):
+    from django.db.models import Count
+
+    return profiles.values_list("region").annotate(count=Count("pk")).order_by()
+
+
+def featured_profile(profile_id: int) -> Profile | None:
+    """A member landers may feature: visible to visitors (not disabled, invisible or
+    deleted). Its photo is shown only when approved (member_photos)."""
+    return profiles_visible_to(None).select_related("main_photo", "user").filter(pk=profile_id).first()
+
+
+def member_photos(profile: Profile, *, limit: int = 6) -> list[dict]:
+    """The member's approved photos' thumbnails, main photo first."""
+    photos = Photo.objects.filter(profile=profile, status=PhotoStatus.ACTIVE).exclude(thumb="").order_by("created")
+    items = [{"id": photo.pk, "thumb": photo.thumb.url} for photo in photos[: limit + 1]]
+    items.sort(key=lambda item: item["id"] != profile.main_photo_id)
+    return items[:limit]
+
+
+def approved_photo_count(profile: Profile) -> int:
+    return Photo.objects.filter(profile=profile, status=PhotoStatus.ACTIVE).count()
+
+
+def site_lander_video(site: Site) -> LanderVideo | None:
+    return LanderVideo.objects.filter(site=site).first()
+
+
+def site_page(site: Site, token: str) -> SitePage | None:
+    """The published page at /<token> in the current language, else in the site's
+    domain or first language."""
+    pages = {
+        page.language: page for page in SitePage.objects.filter(site=site, token=token, published=True).order_by("pk")
+    }
+    for language in (get_language(), site.domain_language, site.default_language):
+        if language in pages:
+            return pages[language]
+    return None
