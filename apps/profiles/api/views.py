@@ -13,11 +13,11 @@ from rest_framework.response import Response
 from apps.common.api.base import SiteApiView
 from apps.common.api.parsers import SafeJSONParser
 from apps.common.exceptions import ApplicationError
-from apps.profiles.models import Photo, Profile
+from apps.profiles.models import Photo, PhotoStatus, Profile
 from apps.profiles.selectors import own_photos, photo_count, photo_limit
 from apps.profiles.services.alerts import DISMISSIBLE_ALERTS, alert_dismiss
 from apps.profiles.services.photos import photo_delete, photo_set_main, photo_upload
-from apps.tenants.selectors import company_info, regions_for_country
+from apps.tenants.selectors import company_info, site_regions
 
 # The site's own data changes rarely (an operator's edit in the admin).
 PUBLIC_MAX_AGE = 3600
@@ -60,7 +60,8 @@ class RegionsApi(_PublicApi):
                 message = _("Choose one of the countries of this site.")
                 raise ApplicationError("invalid_country", message, extra={"fields": {"country": [message]}})
             codes = [wanted]
-        return _cacheable({"regions": {code: list(regions_for_country(code)) for code in codes}})
+        site = request._request.site
+        return _cacheable({"regions": {code: site_regions(site, code) for code in codes}})
 
 
 class CompanyInfoApi(_PublicApi):
@@ -76,6 +77,13 @@ def own_photo_payload(photo: Photo, *, main_id: int | None) -> dict:
         "id": photo.pk,
         "status": photo.status,
         "status_label": str(photo.get_status_display()),
+        # Why support rejected it, in the member's language ("" unless rejected).
+        "rejection_reason": photo.rejection_reason if photo.status == PhotoStatus.REJECTED else "",
+        "rejection_reason_label": (
+            str(photo.get_rejection_reason_display())
+            if photo.status == PhotoStatus.REJECTED and photo.rejection_reason
+            else ""
+        ),
         "main": photo.pk == main_id,
         "thumb_url": photo.thumb.url,
         "url": photo.image.url,

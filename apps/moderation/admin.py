@@ -1,0 +1,369 @@
+"""The support queues in the operators' admin (public schema).
+
+Photo moderation: /admin/moderation/photoreview/queue/ shows the oldest waiting photo
+(across sites, or of one site with ?site=<id>), approve or reject it with a reason,
+keyboard shortcuts (static/moderation/queue.js; plain forms work without it). The
+changelist is the history of decisions, read-only.
+
+Complaints: the changelist is the queue (unresolved first, oldest first, filters per
+site and status); each complaint's page shows what it names and moves it open -> in
+progress -> resolved with the action taken.
+
+Permissions: view_<model> to see a queue and its photos and messages, change_<model> to
+decide. The generic change forms stay read-only: every write goes through
+apps.moderation.services, which writes the audit trail."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import Case, IntegerField, Value, When
+from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from apps.common.exceptions import ApplicationError
+from apps.common.media import media_file_response, media_path_check
+from apps.moderation.forms import ComplaintMoveForm, PhotoDecisionForm
+from apps.moderation.models import ComplaintCase, PhotoDecision, PhotoReview
+from apps.moderation.selectors import (
+    QUEUE_STRIP,
+    complaint_image_path,
+    complaint_view,
+    directory_entry_id,
+    photo_queue,
+    photo_queue_sites,
+    photo_still_waiting,
+)
+from apps.moderation.services import complaint_move, photo_decide
+from apps.profiles.models import ComplaintAction, ComplaintStatus, PhotoRejectionReason
+
+IMAGE_CACHE_CONTROL = "private, max-age=300"
+# Stale rows (photos deleted with their member's account) the queue page drops at once.
+PRUNE_LIMIT = 10
+
+
+def _positive_int(value) -> int | None:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return None
+    return number if 0 < number < 2**63 else None
+
+
+def _member_url(site_id: int, member_id: int | None) -> str:
+    entry_id = directory_entry_id(site_id=site_id, member_id=member_id)
+    if entry_id is None:
+        return ""
+    return reverse("admin:tenants_memberdirectoryentry_change", args=[entry_id])
+
+
+class _QueueAdmin(admin.ModelAdmin):
+    """Read-only in the generic admin pages; decisions through the queue's own views."""
+
+    actions = None
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False  # the generic form; deciding is can_decide
+
+    def can_decide(self, request) -> bool:
+        return request.user.has_perm(f"{self.opts.app_label}.change_{self.opts.model_name}")
+
+    def _url_name(self, action: str) -> str:
+        return f"{self.opts.app_label}_{self.opts.model_name}_{action}"
+
+    def _url(self, action: str, *args) -> str:
+        return reverse(f"{self.admin_site.name}:{self._url_name(action)}", args=args)
+
+    def _check(self, request, *, change: bool) -> None:
+        if not (self.can_decide(request) if change else self.has_view_permission(request)):
+            raise PermissionDenied
+
+
+@admin.register(PhotoReview)
+class PhotoReviewAdmin(_QueueAdmin):
+    list_display = ("created", "site", "member_name", "photo_id", "decision", "reason", "decided_by_name", "decided_at")
+    list_filter = ("decision", "site", "reason")
+    search_fields = ("member_name", "=photo_id", "=member_id", "decided_by_name")
+    list_select_related = ("site",)
+    show_full_result_count = False
+    readonly_fields = [field.name for field in PhotoReview._meta.fields]
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [
+            path("queue/", view(self.queue_view), name=self._url_name("queue")),
+            path("<int:review_id>/decide/", view(self.decide_view), name=self._url_name("decide")),
+            path("<int:review_id>/image/<str:size>/", view(self.image_view), name=self._url_name("image")),
+            *super().get_urls(),
+        ]
+
+    def changelist_view(self, request, extra_context=None):
+        extra = {"queue_url": self._url("queue"), **(extra_context or {})}
+        return super().changelist_view(request, extra)
+
+    # --- The queue --------------------------------------------------------------------
+
+    def _queue_url(self, *, site_id: int | None = None, item: int | None = None) -> str:
+        query = {key: value for key, value in (("site", site_id), ("item", item)) if value}
+        return self._url("queue") + (f"?{urlencode(query)}" if query else "")
+
+    def queue_view(self, request):
+        self._check(request, change=False)
+        return self._queue_page(request, site_id=_positive_int(request.GET.get("site")))
+
+    def _queue_page(self, request, *, site_id: int | None, form=None, status: int = 200, item_id: int | None = None):
+        item_id = item_id or _positive_int(request.GET.get("item"))
+        for _attempt in range(PRUNE_LIMIT):
+            items = list(photo_queue(site_id=site_id)[:QUEUE_STRIP])
+            current = next((review for review in items if review.pk == item_id), None)
+            if current is None and item_id:
+                current = photo_queue(site_id=site_id).filter(pk=item_id).first()
+            current = current or (items[0] if items else None)
+            if current is None or photo_still_waiting(current):
+                break
+            current.delete()  # the member's photo is gone: so is its place in the queue
+        else:
+            current = None
+        total = photo_queue(site_id=site_id).count() if items else 0
+        position = next((index for index, review in enumerate(items) if current and review.pk == current.pk), None)
+        previous_item = items[position - 1] if position else None
+        next_item = items[position + 1] if position is not None and position + 1 < len(items) else None
+        sites = photo_queue_sites()
+        site_name = next((row["site__name"] for row in sites if row["site_id"] == site_id), "")
+        if current is not None and form is None:
+            form = PhotoDecisionForm(initial={"next": next_item.pk if next_item else None, "site": site_id})
+        context = {
+            **self.admin_site.each_context(request),
+            "title": gettext("Photo moderation"),
+            "opts": self.opts,
+            "current": current,
+            "items": items,
+            "total": total,
+            "position": (position or 0) + 1,
+            "previous_url": self._queue_url(site_id=site_id, item=previous_item.pk) if previous_item else "",
+            "next_url": self._queue_url(site_id=site_id, item=next_item.pk) if next_item else "",
+            "sites": sites,
+            "site_id": site_id,
+            "site_name": site_name,
+            "form": form,
+            "reasons": list(enumerate(PhotoRejectionReason.choices, start=1)),
+            "can_decide": self.can_decide(request),
+            "queue_url": self._url("queue"),
+            "history_url": self._url("changelist"),
+        }
+        if current is not None:
+            context.update(
+                {
+                    "decide_url": self._url("decide", current.pk),
+                    "image_url": self._url("image", current.pk, "full"),
+                    "member_url": _member_url(current.site_id, current.member_id),
+                    "age": timezone.now() - current.created,
+                }
+            )
+        context["strip"] = [
+            {
+                "review": review,
+                "url": self._queue_url(site_id=site_id, item=review.pk),
+                "thumb": self._url("image", review.pk, "thumb"),
+            }
+            for review in items
+        ]
+        return TemplateResponse(request, "admin/moderation/photoreview/queue.html", context, status=status)
+
+    def decide_view(self, request, review_id: int):
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        self._check(request, change=True)
+        review = PhotoReview.objects.filter(pk=review_id).first()
+        if review is None:
+            raise Http404
+        form = PhotoDecisionForm(request.POST)
+        site_id = _positive_int(request.POST.get("site"))
+        if not form.is_valid():
+            return self._queue_page(request, site_id=site_id, form=form, status=400, item_id=review.pk)
+        data = form.cleaned_data
+        try:
+            decided = photo_decide(
+                review_id=review.pk,
+                actor=request.user,
+                decision=data["decision"],
+                reason=data["reason"],
+                note=data["note"],
+            )
+        except ApplicationError as error:
+            if error.status_code == 404:
+                raise Http404(error.message) from error
+            if error.status_code == 409:
+                self.message_user(request, error.message, messages.WARNING)
+                return HttpResponseRedirect(self._queue_url(site_id=data["site"]))
+            for name, field_messages in (error.extra.get("fields") or {"__all__": [error.message]}).items():
+                for message in field_messages:
+                    form.add_error(name if name in form.fields else None, message)
+            return self._queue_page(request, site_id=site_id, form=form, status=error.status_code, item_id=review.pk)
+        if decided is None:
+            self.message_user(request, gettext("The member deleted this photo; it left the queue."), messages.WARNING)
+        elif decided.decision == PhotoDecision.APPROVED:
+            self.message_user(request, gettext("Photo %(id)s approved.") % {"id": decided.photo_id}, messages.SUCCESS)
+        else:
+            self.message_user(
+                request,
+                gettext("Photo %(id)s rejected: %(reason)s.")
+                % {"id": decided.photo_id, "reason": decided.get_reason_display()},
+                messages.SUCCESS,
+            )
+        following = data["next"]
+        if following and not photo_queue(site_id=data["site"]).filter(pk=following).exists():
+            following = None
+        return HttpResponseRedirect(self._queue_url(site_id=data["site"], item=following))
+
+    def image_view(self, request, review_id: int, size: str):
+        """The photo of a queue row for staff, whatever its state: the path is the row's,
+        never the request's, and must lie in the row's site's photos."""
+        self._check(request, change=False)
+        review = PhotoReview.objects.select_related("site").filter(pk=review_id).first()
+        if review is None or size not in ("thumb", "full"):
+            raise Http404
+        path_name = review.thumb if size == "thumb" else review.image
+        media_path_check(path_name, "photos", schema=review.site.schema_name)
+        return media_file_response(path_name, cache_control=IMAGE_CACHE_CONTROL)
+
+
+@admin.register(ComplaintCase)
+class ComplaintCaseAdmin(_QueueAdmin):
+    list_display = ("handle_link", "site", "reason", "status", "member_name", "assignee_name", "action", "created")
+    list_display_links = None
+    list_filter = ("status", "site", "reason", "action")
+    search_fields = ("member_name", "assignee_name", "=complaint_id", "=member_id")
+    list_select_related = ("site",)
+    show_full_result_count = False
+    readonly_fields = [field.name for field in ComplaintCase._meta.fields]
+
+    def get_ordering(self, request):
+        # Unresolved first (open, then in progress), each oldest first.
+        rank = Case(
+            When(status=ComplaintStatus.OPEN, then=Value(0)),
+            When(status=ComplaintStatus.IN_PROGRESS, then=Value(1)),
+            default=Value(2),
+            output_field=IntegerField(),
+        )
+        return [rank.asc(), "created", "pk"]
+
+    @admin.display(description=_("complaint"))
+    def handle_link(self, obj: ComplaintCase) -> str:
+        return format_html(
+            '<a href="{}" data-testid="complaint-open">{}</a>',
+            self._url("handle", obj.pk),
+            gettext("Complaint %(id)s of %(date)s")
+            % {"id": obj.complaint_id, "date": timezone.localtime(obj.created).strftime("%Y-%m-%d %H:%M")},
+        )
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [
+            path("<int:case_id>/handle/", view(self.handle_view), name=self._url_name("handle")),
+            path("<int:case_id>/move/", view(self.move_view), name=self._url_name("move")),
+            path("<int:case_id>/image/<str:kind>/", view(self.image_view), name=self._url_name("image")),
+            *super().get_urls(),
+        ]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        case_id = _positive_int(object_id)
+        if case_id is None:
+            raise Http404
+        return HttpResponseRedirect(self._url("handle", case_id))
+
+    def _case(self, request, case_id: int, *, change: bool) -> ComplaintCase:
+        self._check(request, change=change)
+        case = ComplaintCase.objects.select_related("site").filter(pk=case_id).first()
+        if case is None:
+            raise Http404
+        return case
+
+    def _handle_page(self, request, case: ComplaintCase, *, form=None, status: int = 200):
+        view = complaint_view(case)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": gettext("Complaint %(id)s") % {"id": case.complaint_id},
+            "opts": self.opts,
+            "case": case,
+            "view": view,
+            "form": form or ComplaintMoveForm(initial={"action": case.action, "note": ""}),
+            "can_decide": self.can_decide(request),
+            "statuses": ComplaintStatus,
+            "actions": ComplaintAction.choices,
+            "move_url": self._url("move", case.pk),
+            "changelist_url": self._url("changelist"),
+            "member_url": _member_url(case.site_id, case.member_id),
+            "reporter_url": _member_url(case.site_id, case.reporter_id),
+            "photo_url": self._url("image", case.pk, "photo") if view.photo is not None else "",
+            "profile_photo_url": (
+                self._url("image", case.pk, "profile")
+                if view.profile is not None and view.profile.main_photo_id
+                else ""
+            ),
+            "mine": case.assignee_id == request.user.pk,
+        }
+        return TemplateResponse(request, "admin/moderation/complaintcase/handle.html", context, status=status)
+
+    def handle_view(self, request, case_id: int):
+        return self._handle_page(request, self._case(request, case_id, change=False))
+
+    def move_view(self, request, case_id: int):
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        case = self._case(request, case_id, change=True)
+        form = ComplaintMoveForm(request.POST)
+        if not form.is_valid():
+            return self._handle_page(request, case, form=form, status=400)
+        data = form.cleaned_data
+        try:
+            case = complaint_move(
+                case_id=case.pk, actor=request.user, to=data["to"], action=data["action"], note=data["note"]
+            )
+        except ApplicationError as error:
+            if error.status_code == 404:
+                raise Http404(error.message) from error
+            for name, field_messages in (error.extra.get("fields") or {"__all__": [error.message]}).items():
+                for message in field_messages:
+                    form.add_error(name if name in form.fields else None, message)
+            return self._handle_page(request, case, form=form, status=error.status_code)
+        self.message_user(
+            request,
+            gettext("Complaint %(id)s is now %(status)s.")
+            % {"id": case.complaint_id, "status": case.get_status_display().lower()},
+            messages.SUCCESS,
+        )
+        if case.status == ComplaintStatus.RESOLVED:
+            following = (
+                ComplaintCase.objects.filter(status=ComplaintStatus.OPEN)
+                .order_by("created", "pk")
+                .values_list("pk", flat=True)
+                .first()
+            )
+            target = self._url("handle", following) if following else self._url("changelist")
+            return HttpResponseRedirect(target)
+        return HttpResponseRedirect(self._url("handle", case.pk))
+
+    def image_view(self, request, case_id: int, kind: str):
+        """The photo a complaint names, or the complained-about profile's main photo."""
+        case = self._case(request, case_id, change=False)
+        if kind not in ("photo", "profile"):
+            raise Http404
+        path_name = complaint_image_path(case, kind=kind)
+        if not path_name:
+            raise Http404
+        media_path_check(path_name, "photos", schema=case.site.schema_name)
+        return media_file_response(path_name, cache_control=IMAGE_CACHE_CONTROL)
