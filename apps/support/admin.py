@@ -23,6 +23,8 @@ from django.utils.translation import gettext_lazy as _
 from django_tenants.utils import tenant_context
 
 from apps.common.exceptions import ApplicationError
+from apps.common.media import media_file_response, media_path_check
+from apps.moderation.models import ComplaintCase
 from apps.support import services
 from apps.support.models import AuditEntry, Member
 from apps.support.selectors import member_audit, member_of, member_overview, member_search
@@ -186,6 +188,7 @@ class MemberAdmin(admin.ModelAdmin):
         name = f"{self.opts.app_label}_{self.opts.model_name}"
         return [
             path("<int:object_id>/act/<slug:action>/", view(self.action_view), name=f"{name}_act"),
+            path("<int:object_id>/photo/<int:photo_id>/", view(self.photo_view), name=f"{name}_photo"),
             *super().get_urls(),
         ]
 
@@ -196,6 +199,23 @@ class MemberAdmin(admin.ModelAdmin):
         if not self.has_view_permission(request, entry):
             raise PermissionDenied
         return entry
+
+    def photo_view(self, request, object_id: int, photo_id: int):
+        """A thumbnail of the member's photo for staff, whatever its state: the path is
+        the stored photo's, never the request's, and must lie in the site's photos."""
+        from apps.profiles.models import Photo
+
+        entry = self._entry(request, object_id)
+        with tenant_context(entry.site):
+            thumb = (
+                Photo.objects.filter(pk=photo_id, profile__user_id=entry.member_id)
+                .values_list("thumb", flat=True)
+                .first()
+            )
+        if not thumb:
+            raise Http404(gettext("This photo could not be found."))
+        media_path_check(thumb, "photos", schema=entry.site.schema_name)
+        return media_file_response(thumb, cache_control="private, max-age=300")
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         try:
@@ -212,6 +232,17 @@ class MemberAdmin(admin.ModelAdmin):
             if member is None:
                 raise Http404(gettext("The member no longer exists on the site."))
             overview = member_overview(entry, member)
+            for photo in overview["photos"]:
+                photo.staff_url = reverse("admin:support_member_photo", args=[entry.pk, photo.pk])
+            cases = dict(
+                ComplaintCase.objects.filter(
+                    site_id=entry.site_id,
+                    complaint_id__in=[c.pk for c in overview["complaints_about"] + overview["complaints_by"]],
+                ).values_list("complaint_id", "pk")
+            )
+            for complaint in overview["complaints_about"] + overview["complaints_by"]:
+                case_id = cases.get(complaint.pk)
+                complaint.case_url = reverse("admin:moderation_complaintcase_handle", args=[case_id]) if case_id else ""
             payments = []
             for payment in overview["payments"]:
                 offer = refundable(payment)

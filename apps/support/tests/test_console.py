@@ -440,3 +440,32 @@ class TestRoles:
         response = client.post(act_url(entry_of(site, anna), "credits"), {"credits": "5", "reason": REASON})
         assert response.status_code == 302 and "/admin/login/" in response.headers["Location"]
         assert stored(site, anna).credits == 27
+
+
+class TestPhotos:
+    def test_staff_see_a_members_photo_whatever_its_state_and_nothing_else(self, support, site, anna):
+        from django.core.files.base import ContentFile
+
+        from apps.profiles.tests.helpers_view import photos_add
+
+        bob = member_create(site, email="bob@example.com", name="Bob")
+        with on_site(site):
+            anna_profile, bob_profile = Profile.objects.get(user=anna), Profile.objects.get(user=bob)
+        pending = photos_add(site, anna_profile, 1, status="pending")[0]
+        foreign = photos_add(site, bob_profile, 1)[0]
+        from django.core.files.storage import default_storage
+
+        with on_site(site):
+            name = default_storage.save("photos/thumbs/t.jpg", ContentFile(b"\xff\xd8 thumbnail bytes"))
+            Photo.objects.filter(pk=pending.pk).update(thumb=name)
+        entry = entry_of(site, anna)
+        html = body(support.get(page_url(entry)))
+        url = f"/admin/support/member/{entry.pk}/photo/{pending.pk}/"
+        assert f'src="{url}"' in html and "Waiting for approval" in html
+        response = support.get(url)
+        assert response.status_code == 200 and b"thumbnail bytes" in b"".join(response.streaming_content)
+        assert "private" in response["Cache-Control"]
+        assert support.get(f"/admin/support/member/{entry.pk}/photo/{foreign.pk}/").status_code == 404
+        assert support.get(f"/admin/support/member/{entry.pk}/photo/999999/").status_code == 404
+        operators = staff_client(staff_member("operators", "ops"))
+        assert operators.get(url).status_code == 403
