@@ -148,6 +148,7 @@ def lander_video_make(*, site: Site, slides: int = SLIDES) -> LanderVideo:
             video.webm.save(f"{name}.webm", ContentFile(webm), save=False)
             video.mp4.save(f"{name}.mp4", ContentFile(mp4), save=False)
             video.poster.save(f"{name}.jpg", ContentFile(poster), save=False)
+            video.width = video.height = SIDE
             video.save()
         storage = LanderVideo._meta.get_field("webm").storage
         for path in old:

@@ -29,6 +29,16 @@ class Command(BaseCommand):
             if empty:
                 made = demo_profiles_seed(site=site)
                 self.stdout.write(f"  {site.name}: {made} demo profiles")
+            # The video landers' loop, made once from the demo photos (apps.landers.video).
+            from apps.landers.models import LanderVideo
+            from apps.landers.video import NoPhotos, lander_video_make
+
+            if not LanderVideo.objects.filter(site=site).exists():
+                try:
+                    video = lander_video_make(site=site)
+                    self.stdout.write(f"  {site.name}: lander video ({video.seconds:g} s)")
+                except NoPhotos:
+                    pass
         credentials = Path(settings.BASE_DIR) / ".data" / "admin-credentials.txt"
         User = get_user_model()
         if not User.objects.filter(username="admin").exists():
