@@ -101,7 +101,7 @@ class _QueueAdmin(admin.ModelAdmin):
 @admin.register(PhotoReview)
 class PhotoReviewAdmin(_QueueAdmin):
     list_display = ("created", "site", "member_name", "photo_id", "decision", "reason", "decided_by_name", "decided_at")
-    list_filter = ("decision", "site", "reason")
+    list_filter = ("decision", ("site", admin.RelatedOnlyFieldListFilter), "reason")
     search_fields = ("member_name", "=photo_id", "=member_id", "decided_by_name")
     list_select_related = ("site",)
     show_full_result_count = False
@@ -117,7 +117,11 @@ class PhotoReviewAdmin(_QueueAdmin):
         ]
 
     def changelist_view(self, request, extra_context=None):
-        extra = {"queue_url": self._url("queue"), **(extra_context or {})}
+        extra = {
+            "queue_url": self._url("queue"),
+            "title": gettext("Decided and waiting photos"),
+            **(extra_context or {}),
+        }
         return super().changelist_view(request, extra)
 
     # --- The queue --------------------------------------------------------------------
@@ -251,7 +255,7 @@ class PhotoReviewAdmin(_QueueAdmin):
 class ComplaintCaseAdmin(_QueueAdmin):
     list_display = ("handle_link", "site", "reason", "status", "member_name", "assignee_name", "action", "created")
     list_display_links = None
-    list_filter = ("status", "site", "reason", "action")
+    list_filter = ("status", ("site", admin.RelatedOnlyFieldListFilter), "reason", "action")
     search_fields = ("member_name", "assignee_name", "=complaint_id", "=member_id")
     list_select_related = ("site",)
     show_full_result_count = False
@@ -267,14 +271,16 @@ class ComplaintCaseAdmin(_QueueAdmin):
         )
         return [rank.asc(), "created", "pk"]
 
-    @admin.display(description=_("complaint"))
+    @admin.display(description=_("complaint"), ordering="complaint_id")
     def handle_link(self, obj: ComplaintCase) -> str:
         return format_html(
-            '<a href="{}" data-testid="complaint-open">{}</a>',
+            '<a href="{}" class="complaint-link" data-testid="complaint-open">{}</a>',
             self._url("handle", obj.pk),
-            gettext("Complaint %(id)s of %(date)s")
-            % {"id": obj.complaint_id, "date": timezone.localtime(obj.created).strftime("%Y-%m-%d %H:%M")},
+            gettext("Complaint %(id)s") % {"id": obj.complaint_id},
         )
+
+    def changelist_view(self, request, extra_context=None):
+        return super().changelist_view(request, {"title": gettext("Complaints queue"), **(extra_context or {})})
 
     def get_urls(self):
         view = self.admin_site.admin_view

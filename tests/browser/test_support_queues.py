@@ -117,7 +117,7 @@ def test_an_agent_works_through_the_queues_with_the_keyboard(committed, site, si
 
         # The complaints queue: take the complaint, resolve it with the action taken.
         page.goto(f"{admin}/admin/moderation/complaintcase/?site__id__exact={site.pk}")
-        page.get_by_role("link", name=f"Complaint {complaint.pk} of").click()
+        page.get_by_role("link", name=f"Complaint {complaint.pk}", exact=True).click()
         expect(page.get_by_test_id("complaint-text")).to_have_text("Her photos are from a magazine.")
         expect(page.get_by_test_id("complaint-profile")).to_contain_text(nora.name)
         page.get_by_test_id("complaint-take").click()

@@ -101,7 +101,7 @@ def test_approving_shows_the_photo_and_writes_the_audit_trail(site, agent):
     assert decided.decided_by_id == agent.pk and decided.decided_by_name == agent.username
     stored = _photo(site, photo.pk)
     assert stored.status == PhotoStatus.ACTIVE and stored.decided_at is not None
-    entry = AuditEntry.objects.get(action="photo.approve", target=f"photo {photo.pk}")
+    entry = AuditEntry.objects.get(action="photo.approve", target=f"photo {photo.pk}", site_id=site.pk)
     assert (entry.actor, entry.site_id, entry.member_id) == (agent.username, site.pk, anna.user_id)
     assert entry.before == {"status": "pending"} and entry.after["status"] == "active"
 
@@ -117,7 +117,7 @@ def test_rejecting_keeps_the_reason_code_and_moves_the_main_photo(site, agent):
     assert (stored.status, stored.rejection_reason) == (PhotoStatus.REJECTED, "no_face")
     # The approved photo took the main place (it did at its approval, the main one was pending).
     assert _profile(site, anna.pk).main_photo_id == second.pk
-    entry = AuditEntry.objects.get(action="photo.reject", target=f"photo {first.pk}")
+    entry = AuditEntry.objects.get(action="photo.reject", target=f"photo {first.pk}", site_id=site.pk)
     assert entry.after == {"status": "rejected", "rejection_reason": "no_face"}
     assert entry.reason == "no_face: only a cat"
 
@@ -145,7 +145,7 @@ def test_bad_decisions_are_refused_before_anything_changes(site, agent, decision
         photo_decide(review_id=review.pk, actor=agent, decision=decision, reason=reason)
     assert error.value.code == code and error.value.status_code == 400
     assert _photo(site, photo.pk).status == PhotoStatus.PENDING
-    assert not AuditEntry.objects.filter(target=f"photo {photo.pk}").exists()
+    assert not AuditEntry.objects.filter(target=f"photo {photo.pk}", site_id=site.pk).exists()
 
 
 def test_a_photo_is_decided_once(site, agent):
@@ -156,7 +156,7 @@ def test_a_photo_is_decided_once(site, agent):
         photo_decide(review_id=review.pk, actor=agent, decision="rejected", reason="nudity")
     assert error.value.status_code == 409
     assert _photo(site, photo.pk).status == PhotoStatus.ACTIVE
-    assert AuditEntry.objects.filter(target=f"photo {photo.pk}").count() == 1
+    assert AuditEntry.objects.filter(target=f"photo {photo.pk}", site_id=site.pk).count() == 1
 
 
 def test_a_photo_deleted_meanwhile_leaves_the_queue_without_a_decision(site, agent):
@@ -167,7 +167,7 @@ def test_a_photo_deleted_meanwhile_leaves_the_queue_without_a_decision(site, age
         Profile.objects.filter(pk=anna.pk).delete()  # the account erased: photos go with it
     assert photo_decide(review_id=review.pk, actor=agent, decision="approved") is None
     assert not PhotoReview.objects.filter(pk=review.pk).exists()
-    assert not AuditEntry.objects.filter(target=f"photo {photo.pk}").exists()
+    assert not AuditEntry.objects.filter(target=f"photo {photo.pk}", site_id=site.pk).exists()
 
 
 def test_an_unknown_review_is_not_found(agent):
@@ -199,7 +199,9 @@ def test_a_complaint_goes_open_in_progress_resolved_and_each_step_is_audited(sit
     assert (complaint.status, complaint.action, complaint.action_note) == ("resolved", "warned", "Told them off.")
     assert complaint.assignee_name == agent.username and complaint.handled_at is not None
     assert (case.status, case.action, case.handled_at) == ("resolved", "warned", complaint.handled_at)
-    entries = list(AuditEntry.objects.filter(action="complaint.status", target=f"complaint {complaint.pk}"))
+    entries = list(
+        AuditEntry.objects.filter(action="complaint.status", target=f"complaint {complaint.pk}", site_id=site.pk)
+    )
     assert [(e.before["status"], e.after["status"]) for e in reversed(entries)] == [
         ("open", "in_progress"),
         ("in_progress", "resolved"),
@@ -243,7 +245,7 @@ def test_resolving_needs_an_action_and_other_needs_a_note(site, agent):
         complaint_move(case_id=case.pk, actor=agent, to="resolved", action="other", note="x" * 2001)
     assert error.value.code == "invalid_note"
     assert _complaint(site, case).status == ComplaintStatus.OPEN
-    assert not AuditEntry.objects.filter(target=f"complaint {case.complaint_id}").exists()
+    assert not AuditEntry.objects.filter(target=f"complaint {case.complaint_id}", site_id=site.pk).exists()
 
 
 def test_taking_over_a_complaint_in_progress(site, agent):
