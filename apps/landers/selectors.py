@@ -7,6 +7,7 @@ a profile hidden or a photo rejected leaves the landers within LIST_CACHE_SECOND
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from datetime import timedelta
 
@@ -107,9 +108,17 @@ def region_groups(site: Site, *, country: str, limit: int = 6, per_region: int =
         for profile in with_photo:
             if len(cards[profile.region]) < per_region:
                 cards[profile.region].append(profile_card(profile, site=site, today=today))
-        return [{"code": code, "name": region_name(code), "count": counts[code], "cards": cards[code]} for code in top]
+        return [
+            {"code": code, "name": _plain_region_name(code), "count": counts[code], "cards": cards[code]}
+            for code in top
+        ]
 
     return cache.get_or_set(f"landers:regions:{site.pk}:{country}", build, LIST_CACHE_SECONDS)
+
+
+def _plain_region_name(code: str) -> str:
+    """ "Wales [Cymru GB-CYM]" -> "Wales": ISO 3166-2 names may carry a bracketed note."""
+    return re.sub(r"\s*\[[^\]]*\]$", "", region_name(code))
 
 
 def _region_counts(profiles: QuerySet[Profile]):

@@ -6,6 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
+from apps.accounts.tracking import lander_visit_keep
 from apps.accounts.views_signup import member_required
 from apps.likes.swipe import VISITOR_FREE_SWIPES, deck_cards, demo_deck, swipe_payload
 
@@ -44,4 +45,6 @@ def tinderswipe_lander(request: HttpRequest) -> HttpResponse:
         "freeSwipes": VISITOR_FREE_SWIPES,
         "signupUrl": f"{reverse('signup')}?next={game}",
     }
-    return render(request, "landers/tinderswipe.html", {"swipe_props": props})
+    response = render(request, "landers/tinderswipe.html", {"swipe_props": props})
+    lander_visit_keep(response, request, lander="tinderswipe")  # stored with the account (apps.landers)
+    return response
