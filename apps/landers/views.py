@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 from django_countries import countries
 
 from apps.accounts.selectors import signup_allowed
@@ -183,7 +183,7 @@ def _generic_context(request: HttpRequest, lander: str) -> dict:
     }
 
 
-@require_GET
+@require_safe
 def generic_lander(request: HttpRequest, lander: str, slug: str = "") -> HttpResponse:
     if lander not in GENERIC_LANDERS:
         raise Http404(_("This page could not be found"))
@@ -203,7 +203,7 @@ def _member_or_404(id: int) -> Profile:
     return profile
 
 
-@require_GET
+@require_safe
 def member_lander(request: HttpRequest, id: int, variant: str, slug: str = "") -> HttpResponse:
     """/members/<id>/landing, /landing2/<slug>, /landing3/<slug>: one member of this site
     featured; signup starts with a message to them and comes back to their profile."""
@@ -226,7 +226,7 @@ def member_lander(request: HttpRequest, id: int, variant: str, slug: str = "") -
     return _render(request, f"landers/member_{variant}.html", context, lander=lander, slug=slug)
 
 
-@require_GET
+@require_safe
 def member_signup(request: HttpRequest, id: int) -> HttpResponse:
     """/members/<id>/signup: the signup steps at once, starting with a message to this
     member, beside their card, in the lander layout."""
@@ -253,7 +253,7 @@ def member_signup(request: HttpRequest, id: int) -> HttpResponse:
 _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 
 
-@require_GET
+@require_safe
 def lander_media(request: HttpRequest, path: str) -> HttpResponse:
     """The site's lander video files (development and test servers; production serves
     media from its storage), with byte ranges: Safari plays a video only from a server
@@ -301,7 +301,7 @@ def _timestamp(seconds: float) -> str:
     return f"{hours:02d}:{minutes:02d}:{secs:02d}.{millis:03d}"
 
 
-@require_GET
+@require_safe
 def captions(request: HttpRequest, language: str) -> HttpResponse:
     """The video's WebVTT captions in one of the site's languages, one cue per slide:
     the niche's lines (apps.landers.copy), translated by gettext."""
@@ -327,7 +327,7 @@ def captions(request: HttpRequest, language: str) -> HttpResponse:
 SITE_PAGE_NOT_FOUND = gettext_lazy("This page could not be found")
 
 
-@require_GET
+@require_safe
 def site_page_view(request: HttpRequest, token: str) -> HttpResponse:
     """An operator's page for this site (apps.landers.models.SitePage); the normal 404
     page for any other address of one path segment."""

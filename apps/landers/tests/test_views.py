@@ -164,6 +164,14 @@ class TestNotFound:
         assert response.status_code == 404
         assert "This page could not be found" in response.content.decode()
 
+    def test_head_is_answered_and_other_methods_are_not_allowed(self, site, client_for):
+        [featured] = profiles_for(site, 1)
+        client = client_for(site)
+        assert client.head("/landers/gallery/x").status_code == 200
+        assert client.head(f"/members/{featured.pk}/landing").status_code == 200
+        assert client.post("/landers/gallery").status_code == 405
+        assert client.delete(f"/members/{featured.pk}/landing3").status_code == 405
+
     def test_a_nul_byte_is_refused(self, site, client_for):
         response = client_for(site).get("/landers/gallery/a%00b")
         assert response.status_code == 400  # the project's rule for NUL bytes (BadInputMiddleware)
