@@ -5,6 +5,10 @@
                                               # logged in with both steps (password, TOTP)
     staff_browser_login(page, site_server.url("admin.localhost", ""), user)
 
+Browser tests need the staff member committed (the live server reads it on its own
+connection): `user = staff_member_committed("operators")`, and `staff_delete_committed(user)`
+afterwards.
+
 Every staff member gets the password STAFF_PASSWORD, the Django group of its role
 (apps.accounts.staff.ROLES, so it sees only what that role allows) and a confirmed TOTP
 device (totp_code(user) is its current code). `staff_member(role, enrolled=False)` makes
@@ -113,3 +117,24 @@ def staff_browser_login(page, base_url: str, user: User) -> None:
     page.locator("#id_code").fill(fresh_totp_code(user))
     page.locator('#login-form [type="submit"]').click()
     page.wait_for_url(f"{base}/admin/")
+
+
+def _in_thread(func, *args, **kwargs):
+    from tests.live import in_thread
+
+    return in_thread(func, *args, **kwargs)
+
+
+def staff_member_committed(role: str, username: str | None = None, *, enrolled: bool = True) -> User:
+    """staff_member() committed on a connection of its own, for the live server."""
+    return _in_thread(staff_member, role, username, enrolled=enrolled)
+
+
+def staff_delete_committed(user: User) -> None:
+    """Delete a committed staff member (its device and sessions' rights go with it)."""
+
+    def delete() -> None:
+        with schema_context("public"):
+            User.objects.filter(pk=user.pk).delete()
+
+    _in_thread(delete)

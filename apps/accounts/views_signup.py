@@ -24,7 +24,7 @@ from apps.accounts.services.signup_steps import ABOUT_ME_MAX_LENGTH, CITY_MAX_LE
 from apps.common.islands import signup_strings
 from apps.profiles.models import Gender, Profile, Sexuality
 from apps.profiles.selectors import FREE_PHOTO_LIMIT, photo_limit, public_thumb_url, signup_matches
-from apps.tenants.selectors import push_public_key, regions_for_country, request_country, selected_country
+from apps.tenants.selectors import push_public_key, regions_offered, request_country, selected_country
 
 # Routes that show the island themselves: the layouts leave the signup modal out there.
 SIGNUP_ROUTES = frozenset({"signup", "members-id-signup", "complete-signup"})
@@ -59,13 +59,15 @@ def _profile_card(profile: Profile) -> dict:
 
 
 @lru_cache(maxsize=512)
-def _site_signup_props(language: str, codes: tuple[str, ...], min_age: int, message_length: int, push_key: str) -> dict:
+def _site_signup_props(
+    language: str, codes: tuple[str, ...], min_age: int, message_length: int, push_key: str, regions: tuple[str, ...]
+) -> dict:
     """The part of the props that is the same for every visitor of a site in one
     language. Keyed by exactly the settings it reads, so an operator's change is a new
     key; built once per process instead of on every page a visitor opens."""
     return {
         "countries": [{"code": code, "name": str(countries.name(code))} for code in codes],
-        "regions": {code: list(regions_for_country(code)) for code in codes},
+        "regions": {code: regions_offered(regions, code) for code in codes},
         "genders": [{"value": value, "label": str(label)} for value, label in Gender.choices],
         "sexualities": [{"value": value, "label": str(label)} for value, label in Sexuality.choices],
         "months": [str(MONTHS[number]) for number in range(1, 13)],
@@ -104,7 +106,12 @@ def signup_island_props(
     user = request.user if request.user.is_authenticated else None
     own_profile = Profile.objects.select_related("main_photo").filter(user=user).first() if user else None
     shared = _site_signup_props(
-        get_language() or "en", tuple(site.country_codes), site.min_age, site.message_length, push_public_key(site)
+        get_language() or "en",
+        tuple(site.country_codes),
+        site.min_age,
+        site.message_length,
+        push_public_key(site),
+        tuple(site.regions),
     )
     after_login = (
         _url("members-id", f"/members/{profile.pk}", profile.pk)

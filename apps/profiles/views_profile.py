@@ -38,7 +38,7 @@ from apps.profiles.services.profile import (
     PROFILE_FIELDS,
     profile_update,
 )
-from apps.tenants.selectors import regions_for_country
+from apps.tenants.selectors import site_regions
 
 _CHOICES = {
     "gender": (gettext_lazy("Gender"), Gender),
@@ -91,7 +91,7 @@ def _form_fields(request: HttpRequest, values: dict, errors: dict) -> dict:
             "region",
             _("Region"),
             groups=[
-                {"label": country_names.get(code, code), "options": list(regions_for_country(code))}
+                {"label": country_names.get(code, code), "options": site_regions(site, code)}
                 for code in site.country_codes
             ],
         ),

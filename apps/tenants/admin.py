@@ -16,6 +16,7 @@ from apps.credits.models import CreditEntry
 from apps.credits.services import credits_adjust, credits_unfreeze, ledger_balance
 from apps.payments.methods import PAYMENT_METHODS
 from apps.payments.models import Payment
+from apps.tenants.constants import PROFILE_FIELDS, SEARCHABLE_PROFILE_FIELDS
 from apps.tenants.models import (
     Company,
     CreditPackage,
@@ -27,7 +28,9 @@ from apps.tenants.models import (
     MinimumMessageCost,
     Site,
 )
+from apps.tenants.selectors import regions_for_country
 from apps.tenants.services import gifts_default_ensure, packages_default_ensure, schema_name_for
+from apps.tenants.theme import MIN_CONTRAST, TEXT_ON_PRIMARY, TEXT_ON_SECONDARY, contrast_ratio
 
 
 class DomainInline(admin.TabularInline):
@@ -60,12 +63,42 @@ class SecretField(forms.CharField):
         super().__init__(**kwargs)
 
 
+def _country_codes(values) -> list[str]:
+    return [str(getattr(value, "code", value)).upper() for value in values if value]
+
+
 class SiteAdminForm(forms.ModelForm):
-    """The site's settings. The Mollie key and the push private key are write-only: the
-    page never contains them (only whether one is stored); leaving the field empty keeps
-    the stored key, "remove" clears it."""
+    """The site's settings (spec §3), each validated by the model (apps.tenants.models,
+    apps.tenants.validators). Lists with fixed choices (profile fields, search fields,
+    regions) are chosen, not typed. The Mollie key and the push private key are
+    write-only: the page never contains them (only whether one is stored); leaving the
+    field empty keeps the stored key, "remove" clears it."""
 
     SECRETS = ("mollie_api_key", "push_private_key")
+
+    visible_profile_fields = forms.MultipleChoiceField(
+        label=_("visible profile fields"),
+        choices=PROFILE_FIELDS,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_("What a profile page shows."),
+    )
+    search_fields = forms.MultipleChoiceField(
+        label=_("search fields"),
+        choices=[(name, label) for name, label in PROFILE_FIELDS if name in SEARCHABLE_PROFILE_FIELDS],
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_("What visitors and members can search on, besides age and place."),
+    )
+    regions = forms.MultipleChoiceField(
+        label=_("regions"),
+        required=False,
+        widget=forms.SelectMultiple(attrs={"size": 12}),
+        help_text=_(
+            "The regions offered in profiles and search; none chosen: every region of the site's countries. "
+            "After changing the countries, save to choose among their regions."
+        ),
+    )
 
     mollie_api_key = SecretField(label=_("Mollie API key"), max_length=100)
     mollie_api_key_remove = forms.BooleanField(label=_("Remove the stored Mollie key"), required=False)
@@ -78,6 +111,20 @@ class SiteAdminForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        if self.is_bound:
+            countries = _country_codes(self.data.getlist("countries") if hasattr(self.data, "getlist") else [])
+        else:
+            countries = _country_codes(self.initial.get("countries") or self.instance.countries or [])
+        from django_countries import countries as country_names
+
+        self.fields["regions"].choices = [
+            (
+                country_names.name(code) or code,
+                [(region["code"], region["name"]) for region in regions_for_country(code)],
+            )
+            for code in countries
+            if regions_for_country(code)
+        ]
         for name in self.SECRETS:
             stored = bool(getattr(self.instance, name, ""))
             self.fields[name].help_text = (
@@ -96,6 +143,11 @@ class SiteAdminForm(forms.ModelForm):
         cleaned = super().clean()
         for name in self.SECRETS:
             cleaned[name] = self._secret(name)
+        # Fixed choices are stored in their own order.
+        for name, choices in (("visible_profile_fields", PROFILE_FIELDS), ("search_fields", PROFILE_FIELDS)):
+            if name in cleaned:
+                chosen = set(cleaned[name])
+                cleaned[name] = [code for code, _label in choices if code in chosen]
         return cleaned
 
 
@@ -106,10 +158,10 @@ class SiteAdmin(admin.ModelAdmin):
     list_filter = ("niche", "is_active")
     search_fields = ("name", "domains__domain", "schema_name")
     inlines = [DomainInline, MinimumMessageCostInline, GiftInline]
-    readonly_fields = ("created",)
+    readonly_fields = ("created", "theme_preview")
     fieldsets = (
         (None, {"fields": ("name", "schema_name", "niche", "company", "is_active", "created")}),
-        (_("Languages and countries"), {"fields": ("languages", "domain_language", "countries")}),
+        (_("Languages and countries"), {"fields": ("languages", "domain_language", "countries", "regions")}),
         (_("Texts"), {"fields": ("index_title", "description", "mail_name", "support_email", "support_phone")}),
         (
             _("Signups and search"),
@@ -150,7 +202,7 @@ class SiteAdmin(admin.ModelAdmin):
             _("Payments"),
             {"fields": ("payment_gateway", "mollie_api_key", "mollie_api_key_remove", "direct_debit_enabled")},
         ),
-        (_("Theme and delivery"), {"fields": ("theme_primary", "theme_secondary", "cdn_prefix")}),
+        (_("Theme and delivery"), {"fields": ("theme_primary", "theme_secondary", "theme_preview", "cdn_prefix")}),
         (
             _("Push (VAPID)"),
             {
@@ -160,8 +212,59 @@ class SiteAdmin(admin.ModelAdmin):
         ),
     )
 
+    class Media:
+        css = {"all": ("tenants/admin/theme_preview.css",)}
+        js = ("tenants/admin/theme_preview.js",)
+
     def get_queryset(self, request):
         return super().get_queryset(request).exclude(schema_name="public").prefetch_related("domains")
+
+    @admin.display(description=_("preview"))
+    def theme_preview(self, obj: Site | None) -> str:
+        """The top bar, a primary button and a secondary badge in the site's colours,
+        with the contrast of the text on the primary colour; theme_preview.js redraws it
+        as the colours are edited."""
+        primary = obj.theme_primary if obj else Site._meta.get_field("theme_primary").default
+        ratio = contrast_ratio(primary, TEXT_ON_PRIMARY)
+        return format_html(
+            '<div class="theme-preview" data-theme-preview data-on-primary="{}" data-on-secondary="{}" '
+            'data-testid="theme-preview">'
+            '<div class="theme-preview-topbar" data-preview="topbar"><span>{}</span><span>☰</span></div>'
+            '<div class="theme-preview-body">'
+            '<span class="theme-preview-button" data-preview="button">{}</span>'
+            '<span class="theme-preview-badge" data-preview="badge">{}</span></div>'
+            '<p class="theme-preview-contrast">{} <strong data-preview="ratio">{}:1</strong></p>'
+            '<p class="theme-preview-warning" data-preview="warning" role="status"{}>{}</p>'
+            '<p class="theme-preview-invalid" data-preview="invalid" hidden>{}</p>'
+            "</div>",
+            TEXT_ON_PRIMARY,
+            TEXT_ON_SECONDARY,
+            obj.name if obj and obj.name else gettext("Site name"),
+            gettext("Send a message"),
+            gettext("3 new"),
+            gettext("Contrast of the text on the primary colour:"),
+            f"{int(ratio * 100) / 100:.2f}",
+            "" if ratio < MIN_CONTRAST else " hidden",
+            gettext(
+                "Below 4.5:1: text on the primary colour (the top bar, buttons) is hard to read. "
+                "Choose a darker primary colour."
+            ),
+            gettext("Enter both colours as #rrggbb to see them here."),
+        )
+
+    def save_model(self, request, obj, form, change):
+        if not obj.schema_name:
+            obj.schema_name = schema_name_for(obj.name)
+        super().save_model(request, obj, form, change)
+        if contrast_ratio(obj.theme_primary, TEXT_ON_PRIMARY) < MIN_CONTRAST:
+            self.message_user(
+                request,
+                gettext(
+                    "The text on the primary colour has a contrast below 4.5:1 and is hard to read. "
+                    "Consider a darker primary colour."
+                ),
+                messages.WARNING,
+            )
 
     def get_fieldsets(self, request, obj=None):
         """ "Remove" appears only for a key that is stored."""
@@ -177,11 +280,6 @@ class SiteAdmin(admin.ModelAdmin):
             form.base_fields["schema_name"].required = False
             form.base_fields["schema_name"].help_text = _("Leave empty to derive it from the name.")
         return form
-
-    def save_model(self, request, obj, form, change):
-        if not obj.schema_name:
-            obj.schema_name = schema_name_for(obj.name)
-        super().save_model(request, obj, form, change)
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)

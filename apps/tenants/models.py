@@ -25,9 +25,30 @@ from apps.tenants.constants import (
     Signups,
     YesNo,
 )
+from apps.tenants.validators import (
+    hex_colour,
+    hostname,
+    https_url,
+    one_line,
+    phone_number,
+    vapid_private_key,
+    vapid_public_key,
+    vat_number,
+)
 
-hex_colour = RegexValidator(r"^#[0-9a-fA-F]{6}$", _("Enter a colour as #rrggbb."))
 LANGUAGE_CHOICES = [(code, code) for code in INTERFACE_LANGUAGES]
+
+
+def _is_valid(validator, value) -> bool:
+    try:
+        validator(value)
+    except ValidationError:
+        return False
+    return True
+
+
+def _is_one_line(value: str) -> bool:
+    return _is_valid(one_line, value)
 
 
 def _default_languages() -> list[str]:
@@ -53,14 +74,31 @@ def _default_interests() -> list[str]:
 class Company(models.Model):
     """The legal entity behind one or more sites (spec §3 "Company info")."""
 
-    name = models.CharField(_("name"), max_length=200)
-    address = models.CharField(_("address"), max_length=300)
-    kvk = models.CharField(_("chamber of commerce number"), max_length=30, blank=True)
-    city = models.CharField(_("city"), max_length=120)
+    name = models.CharField(_("name"), max_length=200, validators=[one_line])
+    address = models.CharField(_("address"), max_length=300, validators=[one_line])
+    kvk = models.CharField(
+        _("chamber of commerce number"),
+        max_length=30,
+        blank=True,
+        validators=[RegexValidator(r"^[0-9A-Za-z .-]{4,30}$", _("Enter the registration number: letters and digits."))],
+    )
+    city = models.CharField(_("city"), max_length=120, validators=[one_line])
     country = CountryField(_("country"))
-    tradenames = ArrayField(models.CharField(max_length=200), default=list, blank=True, verbose_name=_("trade names"))
-    vat_numbers = ArrayField(models.CharField(max_length=30), default=list, blank=True, verbose_name=_("VAT numbers"))
-    support_phone = models.CharField(_("support phone"), max_length=40, blank=True)
+    tradenames = ArrayField(
+        models.CharField(max_length=200),
+        default=list,
+        blank=True,
+        verbose_name=_("trade names"),
+        help_text=_("Comma-separated."),
+    )
+    vat_numbers = ArrayField(
+        models.CharField(max_length=30),
+        default=list,
+        blank=True,
+        verbose_name=_("VAT numbers"),
+        help_text=_("Comma-separated, e.g. NL123456789B01."),
+    )
+    support_phone = models.CharField(_("support phone"), max_length=40, blank=True, validators=[phone_number])
     delete_discount = models.PositiveSmallIntegerField(
         _("delete discount (%)"),
         default=0,
@@ -77,6 +115,22 @@ class Company(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def clean(self) -> None:
+        # Each item of a list is checked here: the admin shows an item's own error from a
+        # list field's validators without its message.
+        errors = {}
+        bad = [name for name in self.tradenames if not _is_one_line(name)]
+        if bad:
+            errors["tradenames"] = [one_line.message]
+        bad = [number for number in self.vat_numbers if not _is_valid(vat_number, number)]
+        if bad:
+            errors["vat_numbers"] = [
+                _("Not a VAT number: %(numbers)s.") % {"numbers": ", ".join(bad)},
+                vat_number.message,
+            ]
+        if errors:
+            raise ValidationError(errors)
+
     @property
     def terms_version_date(self) -> datetime:
         base = datetime.fromisoformat(TERMS_VERSION_DATE)
@@ -89,7 +143,7 @@ class Site(TenantMixin):
     auto_create_schema = True
     auto_drop_schema = True
 
-    name = models.CharField(_("name"), max_length=100)
+    name = models.CharField(_("name"), max_length=100, validators=[one_line])
     niche = models.PositiveSmallIntegerField(_("niche"), choices=Niche.choices, default=Niche.GENERAL)
     company = models.ForeignKey(Company, on_delete=models.PROTECT, null=True, blank=True, related_name="sites")
     is_active = models.BooleanField(_("active"), default=True)
@@ -100,7 +154,10 @@ class Site(TenantMixin):
         models.CharField(max_length=5, choices=LANGUAGE_CHOICES),
         default=_default_languages,
         verbose_name=_("interface languages"),
-        help_text=_("Languages offered on this site, the default first."),
+        help_text=_(
+            "Languages offered on this site, comma-separated, the default first; "
+            "of: da, de, en, es, fi, fr, it, nb, nl, pl, sv."
+        ),
     )
     domain_language = models.CharField(
         _("domain language"),
@@ -111,35 +168,67 @@ class Site(TenantMixin):
     )
     # The operator's order is kept: the first country is the default for visitors.
     countries = CountryField(_("countries"), multiple=True, multiple_sort=False, default=_default_countries)
+    # Spec §3 `region_data`: the regions of the site's countries offered in profiles and
+    # search (ISO 3166-2, top level); empty offers them all.
+    regions = ArrayField(
+        models.CharField(max_length=10),
+        default=list,
+        blank=True,
+        verbose_name=_("regions"),
+        help_text=_("The regions offered in profiles and search; none chosen: every region of the site's countries."),
+    )
 
     # Spec §3 "Settings (from the server)".
-    index_title = models.CharField(_("index title"), max_length=200, blank=True)
-    description = models.TextField(_("description"), blank=True)
-    cdn_prefix = models.CharField(_("CDN prefix"), max_length=200, blank=True)
+    index_title = models.CharField(_("index title"), max_length=200, blank=True, validators=[one_line])
+    description = models.TextField(_("description"), max_length=1000, blank=True)
+    cdn_prefix = models.CharField(
+        _("CDN prefix"),
+        max_length=200,
+        blank=True,
+        validators=[https_url],
+        help_text=_("An https:// address the site's files are served from; empty: the site's own host."),
+    )
     signups = models.CharField(_("signups"), max_length=20, choices=Signups.choices, default=Signups.ALL)
     logged_out_search = models.BooleanField(_("visitors may search"), default=False)
     logged_out_search_trafficsource = models.BooleanField(
         _("visitors with a tracking network may search"), default=True
     )
-    push_public_key = models.CharField(_("push public key (VAPID)"), max_length=200, blank=True)
-    push_private_key = models.CharField(_("push private key (VAPID)"), max_length=200, blank=True)
-    message_credits = models.PositiveSmallIntegerField(_("credits per message"), default=1)
-    photo_credits = models.PositiveSmallIntegerField(_("credits per photo"), default=2)
-    gift_credits = models.PositiveSmallIntegerField(_("credits per gift"), default=3)
-    signup_credits = models.PositiveSmallIntegerField(_("credits at signup"), default=0)
+    push_public_key = models.CharField(
+        _("push public key (VAPID)"), max_length=200, blank=True, validators=[vapid_public_key]
+    )
+    push_private_key = models.CharField(
+        _("push private key (VAPID)"), max_length=200, blank=True, validators=[vapid_private_key]
+    )
+    message_credits = models.PositiveSmallIntegerField(
+        _("credits per message"), default=1, validators=[MaxValueValidator(1000)]
+    )
+    photo_credits = models.PositiveSmallIntegerField(
+        _("credits per photo"), default=2, validators=[MaxValueValidator(1000)]
+    )
+    gift_credits = models.PositiveSmallIntegerField(
+        _("credits per gift"), default=3, validators=[MaxValueValidator(1000)]
+    )
+    signup_credits = models.PositiveSmallIntegerField(
+        _("credits at signup"), default=0, validators=[MaxValueValidator(10000)]
+    )
     message_length = models.PositiveIntegerField(
         _("maximum message length"), default=1000, validators=[MinValueValidator(10), MaxValueValidator(10000)]
     )
     support_email = models.EmailField(_("support e-mail"), blank=True)
-    support_phone = models.CharField(_("support phone"), max_length=40, blank=True)
-    fictional_icon = models.CharField(_("fictional profile icon"), max_length=8, default="★")
+    support_phone = models.CharField(_("support phone"), max_length=40, blank=True, validators=[phone_number])
+    fictional_icon = models.CharField(_("fictional profile icon"), max_length=8, default="★", validators=[one_line])
     fictional_warning = models.CharField(
         _("fictional profile warning"),
         max_length=500,
         default="Profiles marked with ★ are fictional and are operated by the site.",
+        validators=[one_line],
     )
-    fictional_singular = models.CharField(_("fictional, singular"), max_length=100, default="fictional profile")
-    fictional_plural = models.CharField(_("fictional, plural"), max_length=100, default="fictional profiles")
+    fictional_singular = models.CharField(
+        _("fictional, singular"), max_length=100, default="fictional profile", validators=[one_line]
+    )
+    fictional_plural = models.CharField(
+        _("fictional, plural"), max_length=100, default="fictional profiles", validators=[one_line]
+    )
     enable_site_entry_popup = models.CharField(
         _("site-entry warning"), max_length=3, choices=YesNo.choices, default=YesNo.YES
     )
@@ -159,15 +248,22 @@ class Site(TenantMixin):
     search_fields = ArrayField(
         models.CharField(max_length=30), default=_default_search_fields, blank=True, verbose_name=_("search fields")
     )
-    refund_days = models.PositiveSmallIntegerField(_("refund period (days)"), default=14)
+    refund_days = models.PositiveSmallIntegerField(
+        _("refund period (days)"), default=14, validators=[MaxValueValidator(365)]
+    )
     member_resell = models.BooleanField(_("show resell entries"), default=False)
-    mail_name = models.CharField(_("sender name in e-mails"), max_length=100, blank=True)
+    mail_name = models.CharField(_("sender name in e-mails"), max_length=100, blank=True, validators=[one_line])
     min_age = models.PositiveSmallIntegerField(
         _("minimum age"), default=18, validators=[MinValueValidator(18), MaxValueValidator(99)]
     )
     auto_approve_photos = models.BooleanField(_("approve photos automatically"), default=False)
     interests = ArrayField(
-        models.CharField(max_length=60), default=_default_interests, blank=True, verbose_name=_("interests")
+        models.CharField(max_length=60),
+        default=_default_interests,
+        blank=True,
+        size=100,
+        verbose_name=_("interests"),
+        help_text=_("Comma-separated; members pick theirs from these."),
     )
 
     # Payments (issue 6): which gateway takes the site's payments, with its own key.
@@ -269,10 +365,47 @@ class Site(TenantMixin):
             )
         if self.payment_gateway == "mollie" and not re.match(r"^(live|test)_\w{20,}$", self.mollie_api_key or ""):
             errors.setdefault("mollie_api_key", []).append(_("Enter the site's Mollie API key (live_… or test_…)."))
-        if self.cdn_prefix and not re.match(r"^(https://|/)", self.cdn_prefix):
-            errors.setdefault("cdn_prefix", []).append(_("The CDN prefix must start with https:// or /."))
+        if len(set(self.visible_profile_fields)) != len(self.visible_profile_fields):
+            errors.setdefault("visible_profile_fields", []).append(_("Each field may be listed once."))
+        if len(set(self.search_fields)) != len(self.search_fields):
+            errors.setdefault("search_fields", []).append(_("Each field may be listed once."))
+        folded = [interest.strip().casefold() for interest in self.interests]
+        if not all(_is_one_line(interest) for interest in self.interests):
+            errors.setdefault("interests", []).append(one_line.message)
+        elif any(not interest for interest in folded):
+            errors.setdefault("interests", []).append(_("An interest may not be empty."))
+        elif len(set(folded)) != len(folded):
+            errors.setdefault("interests", []).append(_("Each interest may be listed once."))
+        self._clean_regions(errors)
+        self._clean_push_keys(errors)
         if errors:
             raise ValidationError(errors)
+
+    def _clean_regions(self, errors: dict) -> None:
+        from apps.tenants.selectors import regions_for_country
+
+        if len(set(self.regions)) != len(self.regions):
+            errors.setdefault("regions", []).append(_("Each region may be listed once."))
+        offered = {region["code"] for code in self.country_codes for region in regions_for_country(code)}
+        bad = [code for code in self.regions if code not in offered]
+        if bad:
+            errors.setdefault("regions", []).append(
+                _("Not a region of the site's countries: %(codes)s") % {"codes": ", ".join(bad)}
+            )
+
+    def _clean_push_keys(self, errors: dict) -> None:
+        """A site's own push key pair needs both halves, and they must belong together."""
+        public, private = self.push_public_key, self.push_private_key
+        if bool(public) != bool(private):
+            field = "push_private_key" if public else "push_public_key"
+            errors.setdefault(field, []).append(_("A site's own push key pair needs both halves."))
+            return
+        if not (public and private) or "push_public_key" in errors or "push_private_key" in errors:
+            return
+        from apps.tenants.validators import vapid_public_key_of
+
+        if vapid_public_key_of(private) != public.rstrip("="):
+            errors.setdefault("push_public_key", []).append(_("This public key does not belong to the private key."))
 
 
 class SchemaTemplate(models.Model):
@@ -307,13 +440,20 @@ class Domain(DomainMixin):
     def __str__(self) -> str:
         return self.domain
 
+    def clean(self) -> None:
+        self.domain = (self.domain or "").strip().lower().rstrip(".")
+        try:
+            hostname(self.domain)
+        except ValidationError as error:
+            raise ValidationError({"domain": error.messages}) from error
+
 
 class MinimumMessageCost(models.Model):
     """Per-country minimum price of a message (spec §3 `minimum_message_costs`)."""
 
     site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="minimum_message_costs")
     country = CountryField(_("country"))
-    costs = models.PositiveSmallIntegerField(_("credits"), validators=[MinValueValidator(1)])
+    costs = models.PositiveSmallIntegerField(_("credits"), validators=[MinValueValidator(1), MaxValueValidator(1000)])
     currency = models.CharField(
         _("currency"),
         max_length=3,

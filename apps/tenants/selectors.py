@@ -47,8 +47,22 @@ def regions_for_country(country: str) -> tuple[dict, ...]:
     return tuple(sorted(({"code": sub.code, "name": sub.name} for sub in top), key=lambda item: item["name"]))
 
 
+def regions_offered(chosen, country: str) -> list[dict]:
+    """The regions of `country` offered in profiles, signup and search: the `chosen` ones
+    (a site's Site.regions) of that country, or all when none of them is. A member's region
+    outside the choice stays valid; it is just not offered."""
+    regions = regions_for_country(country)
+    picked = {code for code in chosen or () if code.startswith(f"{country}-")}
+    return [region for region in regions if region["code"] in picked] if picked else list(regions)
+
+
+def site_regions(site: Site, country: str) -> list[dict]:
+    return regions_offered(site.regions, country)
+
+
 def region_data(site: Site) -> dict[str, list[dict]]:
-    return {code: list(regions_for_country(code)) for code in site.country_codes}
+    """Spec §3 `region_data`: per country of the site, the regions it offers."""
+    return {code: site_regions(site, code) for code in site.country_codes}
 
 
 def company_info(company: Company | None) -> dict | None:

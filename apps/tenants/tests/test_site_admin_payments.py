@@ -101,14 +101,21 @@ def test_mollie_needs_a_valid_key(operator, site, rf):
 
 
 def test_the_push_private_key_is_write_only_too(operator, site, rf):
+    from apps.notifications.vapid import vapid_keys_generate
+
     user, client = operator
-    site.push_private_key = "private-" + "p" * 30
+    private, public = vapid_keys_generate()
+    site.push_private_key, site.push_public_key = private, public
     site.save()
     body = client.get(f"/admin/tenants/site/{site.pk}/change/").content.decode()
-    assert site.push_private_key not in body
-    post(client, site, change_data(rf, user, site, push_private_key=""))
+    assert private not in body and public in body
+    response = post(client, site, change_data(rf, user, site, push_private_key="", index_title="Kept key"))
+    assert response.status_code == 302, response.content.decode()[:2000]
     site.refresh_from_db()
-    assert site.push_private_key == "private-" + "p" * 30
+    assert site.push_private_key == private and site.index_title == "Kept key"
+    post(client, site, change_data(rf, user, site, push_public_key="", push_private_key_remove="on"))
+    site.refresh_from_db()
+    assert site.push_private_key == "" and site.push_public_key == ""
 
 
 def test_a_new_site_gets_the_default_packages_it_can_change():
