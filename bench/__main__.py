@@ -16,7 +16,7 @@ import time
 import traceback
 from datetime import UTC, datetime
 
-from bench import bench_landing, bench_notify, bench_search, bench_site_create, bench_soak, bench_ws
+from bench import bench_landers, bench_landing, bench_notify, bench_search, bench_site_create, bench_soak, bench_ws
 from bench.common import (
     BENCH_DATABASE,
     DEFAULT_DATABASE_URL,
@@ -34,6 +34,7 @@ from bench.common import (
 BENCHMARKS = {
     bench_site_create.NAME: bench_site_create,
     bench_landing.NAME: bench_landing,
+    bench_landers.NAME: bench_landers,
     bench_search.NAME: bench_search,
     bench_ws.NAME: bench_ws,
     bench_notify.NAME: bench_notify,
