@@ -51,3 +51,4 @@ class Command(BaseCommand):
         for spec in DEMO_SITES:
             self.stdout.write(f"  {spec['name']:<10} http://{spec['domain']}:{port}/")
         self.stdout.write(f"  Operators  http://admin.localhost:{port}/admin/  user {username}  password {password}")
+        self.stdout.write("             (then a code from an authenticator app: set it up at the first login)")
