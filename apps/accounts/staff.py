@@ -56,8 +56,6 @@ ROLES: dict[str, list[str]] = {
     # Members, moderation, complaints and money: the member directory and the support
     # console's actions (support.AuditEntry's custom permissions), and the trail.
     SUPPORT: [
-        *_view("tenants.memberdirectoryentry"),
-        "tenants.change_memberdirectoryentry",
         # The member page of the support console (apps.support.admin.MemberAdmin).
         *_view("support.member"),
         *_view("support.auditentry"),

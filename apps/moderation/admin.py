@@ -22,7 +22,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Case, IntegerField, Value, When
 from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import NoReverseMatch, path, reverse
+from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import gettext
@@ -58,16 +58,9 @@ def _positive_int(value) -> int | None:
 
 
 def _member_url(site_id: int, member_id: int | None) -> str:
-    """The support console's member page (apps.support), else the directory entry."""
+    """The support console's member page (apps.support)."""
     entry_id = directory_entry_id(site_id=site_id, member_id=member_id)
-    if entry_id is None:
-        return ""
-    for name in ("admin:support_member_change", "admin:tenants_memberdirectoryentry_change"):
-        try:
-            return reverse(name, args=[entry_id])
-        except NoReverseMatch:
-            continue
-    return ""
+    return reverse("admin:support_member_change", args=[entry_id]) if entry_id is not None else ""
 
 
 class _QueueAdmin(admin.ModelAdmin):

@@ -284,14 +284,14 @@ class MemberAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/support/member/member.html", context, status=status)
 
     def action_view(self, request, object_id: int, action: str):
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
         if action not in ACTIONS:
             raise Http404(gettext("This action does not exist."))
         form_class, permission = ACTIONS[action]
         entry = self._entry(request, object_id)
         if not request.user.has_perm(permission):
             raise PermissionDenied
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
         form = form_class(request.POST)
         if not form.is_valid():
             return self._page(request, entry, forms_bound={action: form}, status=400)

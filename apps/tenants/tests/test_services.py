@@ -99,6 +99,6 @@ def test_support_finds_members_of_every_site_in_the_directory(two_sites, django_
         other = django_user_model.objects.create_user("AnnaSecond", "anna@example.com", "pw-123456789")
         directory_sync(user=other)
     client = staff_client(staff_member("support", "support"))
-    body = client.get("/admin/tenants/memberdirectoryentry/", {"q": "anna@example.com"}).content.decode()
+    body = client.get("/admin/support/member/", {"q": "anna@example.com"}).content.decode()
     assert "AnnaFirst" in body and "AnnaSecond" in body
     assert "Heartline" in body and "Manline" in body
