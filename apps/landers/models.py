@@ -25,7 +25,7 @@ class SitePage(models.Model):
         _("address"),
         max_length=TOKEN_MAX_LENGTH,
         validators=[token_validator],
-        help_text=_("The page is at /<address> on the site's domains, e.g. “summer-event”."),
+        help_text=_("The page's address on the site's domains, after the slash, e.g. “summer-event”."),
     )
     language = models.CharField(
         _("language"), max_length=5, choices=[(code, code) for code in INTERFACE_LANGUAGES], default="en"
