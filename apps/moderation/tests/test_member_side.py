@@ -6,6 +6,7 @@ see and only a message of the reporter's own conversations."""
 import pytest
 from django.conf import settings
 from django.utils import translation
+from django.utils.html import escape
 
 from apps.chat.tests.helpers import credits_give, send
 from apps.moderation.models import ComplaintCase, PhotoReview
@@ -77,8 +78,9 @@ def test_a_rejected_photo_shows_its_member_the_reason_in_their_language(site, cl
     with translation.override("fr"):
         reason, rejected = str(PhotoRejectionReason.NO_FACE.label), str(PhotoStatus.REJECTED.label)
     assert rejected == "Refusé"
-    assert f'data-testid="photo-status">{rejected}<' in html
-    assert f'data-testid="photo-rejection-reason">{reason}<' in html
+    assert reason.startswith("Votre visage")  # the French catalogue, not the English text
+    assert f'data-testid="photo-status">{escape(rejected)}<' in html
+    assert f'data-testid="photo-rejection-reason">{escape(reason)}<' in html
     answer = own.get("/api/photos.php").json()
     (payload,) = answer["photos"]
     assert (payload["status"], payload["rejection_reason"]) == ("rejected", "no_face")
