@@ -516,10 +516,12 @@ def _refund_offer(*, payment: Payment, user, site: Site, now: datetime) -> tuple
     return credits, amount, until, ""
 
 
-def refundable(payment: Payment, *, now: datetime | None = None) -> dict | None:
+def refundable(payment: Payment, *, now: datetime | None = None, user=None) -> dict | None:
     """What refund_request would refund now: {"credits", "amount", "currency", "until"}
-    (amount in minor units, until a datetime), or None when nothing can be refunded."""
-    user = User.objects.filter(pk=payment.user_id).first() if payment.user_id else None
+    (amount in minor units, until a datetime), or None when nothing can be refunded.
+    `user` is the payment's member when the caller has already read it."""
+    if user is None or user.pk != payment.user_id:
+        user = User.objects.filter(pk=payment.user_id).first() if payment.user_id else None
     credits, amount, until, reason = _refund_offer(
         payment=payment, user=user, site=_current_site(), now=now or timezone.now()
     )

@@ -1,10 +1,9 @@
 """The support console in the operators' admin: the audit trail (read-only, searchable,
-CSV) and the member page with its actions (apps.support.console)."""
+CSV) and the member page with its actions (apps.support.services)."""
 
 import csv
 import json
 
-from allauth.account.models import EmailAddress
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
@@ -70,11 +69,6 @@ class AuditEntryAdmin(admin.ModelAdmin):
     def get_urls(self):
         name = f"{self.opts.app_label}_{self.opts.model_name}_csv"
         return [path("csv/", self.admin_site.admin_view(self.csv_view), name=name), *super().get_urls()]
-
-    def changelist_view(self, request, extra_context=None):
-        query = request.GET.urlencode()
-        extra = {"csv_query": f"?{query}" if query else "", **(extra_context or {})}
-        return super().changelist_view(request, extra)
 
     def csv_view(self, request):
         """The rows the changelist shows with the same search and filters, as CSV."""
@@ -245,7 +239,7 @@ class MemberAdmin(admin.ModelAdmin):
                 complaint.case_url = reverse("admin:moderation_complaintcase_handle", args=[case_id]) if case_id else ""
             payments = []
             for payment in overview["payments"]:
-                offer = refundable(payment)
+                offer = refundable(payment, user=member)
                 payments.append(
                     {
                         "payment": payment,
@@ -260,7 +254,6 @@ class MemberAdmin(admin.ModelAdmin):
                         "refundable_amount": _money(offer["amount"], offer["currency"]) if offer else "",
                     }
                 )
-            verified = EmailAddress.objects.filter(user=member, email__iexact=member.email, verified=True).exists()
         bound = forms_bound or {}
         context = {
             **self.admin_site.each_context(request),
@@ -269,7 +262,6 @@ class MemberAdmin(admin.ModelAdmin):
             "opts": self.opts,
             "entry": entry,
             "payments": payments,
-            "email_verified": verified,
             "ledger_differs": overview["ledger"] != member.credits,
             "forms": {name: bound.get(name) or form() for name, (form, _perm) in ACTIONS.items()},
             "may_act": request.user.has_perm("support.member_act"),

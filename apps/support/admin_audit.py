@@ -40,7 +40,7 @@ class AuditedAdminMixin:
 
     def get_object(self, request, object_id, from_field=None):
         obj = super().get_object(request, object_id, from_field)
-        if obj is not None:
+        if obj is not None and request.method == "POST":  # only a POST changes or deletes
             request.__dict__.setdefault(_BEFORE, {}).setdefault(_target_key(obj), snapshot(obj))
         return obj
 
@@ -58,14 +58,13 @@ class AuditedAdminMixin:
     def log_change(self, request, obj, message):
         entry = super().log_change(request, obj, message)
         before = getattr(request, _BEFORE, {}).get(_target_key(obj))
-        fresh = type(obj)._base_manager.filter(pk=obj.pk).first() or obj
         audit_record(
             actor=request.user,
             action=f"{obj._meta.label_lower}.change",
             site=_site_of(obj),
             target=_target(obj),
             before=before,
-            after={**snapshot(fresh), "_changes": message},
+            after={**snapshot(obj), "_changes": message},  # as saved, relations included
         )
         return entry
 

@@ -17,8 +17,10 @@ LEDGER_ROWS = 30
 PAYMENT_ROWS = 20
 MAIL_ROWS = 20
 LIST_ROWS = 50
-# A payment's public id (apps.payments.models._public_id) or a gateway's id (tr_…).
-PAYMENT_ID = re.compile(r"^[A-Za-z0-9_-]{6,100}$")
+# A payment's public id (apps.payments.models._public_id: 16 URL-safe characters) or a
+# gateway's id (Mollie "tr_…", the sandbox's "sbx_…"). Other search terms (names,
+# addresses) never cost a look into every site's payments.
+PAYMENT_ID = re.compile(r"^(?:[A-Za-z0-9_-]{16}|[a-z]{2,5}_[A-Za-z0-9_-]{3,95})$")
 # Schemas per statement when a payment id is looked up on every site.
 SCHEMAS_PER_QUERY = 250
 
@@ -56,11 +58,10 @@ def member_search(queryset: QuerySet, term: str) -> QuerySet:
     term = (term or "").strip()
     if not term:
         return queryset
-    condition = Q(email__iexact=term) | Q(name__iexact=term) | Q(email__istartswith=term) | Q(name__istartswith=term)
+    condition = Q(email__istartswith=term) | Q(name__istartswith=term)
     if term.isdigit() and len(term) < 19:
         condition |= Q(member_id=int(term))
-    owners = payment_owners(term)
-    for site_id, member_id in owners:
+    for site_id, member_id in payment_owners(term):
         condition |= Q(site_id=site_id, member_id=member_id)
     return queryset.filter(condition)
 
@@ -72,6 +73,8 @@ def member_of(entry: MemberDirectoryEntry):
 
 def member_overview(entry: MemberDirectoryEntry, member) -> dict:
     """Everything the member page shows, read in the member's site schema."""
+    from allauth.account.models import EmailAddress
+
     from apps.credits.models import CreditEntry
     from apps.credits.services import ledger_balance
     from apps.notifications.models import Channel, Notice
@@ -80,7 +83,6 @@ def member_overview(entry: MemberDirectoryEntry, member) -> dict:
 
     profile = Profile.objects.filter(user=member).first()
     photos = list(Photo.objects.filter(profile=profile)) if profile else []
-    tracking = getattr(member, "tracking", None) if hasattr(member, "tracking") else None
     complaints_about = (
         list(Complaint.objects.filter(profile=profile).select_related("reporter")[:LIST_ROWS]) if profile else []
     )
@@ -88,7 +90,8 @@ def member_overview(entry: MemberDirectoryEntry, member) -> dict:
         "member": member,
         "profile": profile,
         "photos": photos,
-        "tracking": tracking,
+        "tracking": getattr(member, "tracking", None),  # None when the member has none
+        "email_verified": EmailAddress.objects.filter(user=member, email__iexact=member.email, verified=True).exists(),
         "ledger": ledger_balance(member),
         "entries": list(CreditEntry.objects.filter(user_id=member.pk).select_related("payment")[:LEDGER_ROWS]),
         "payments": list(Payment.objects.filter(user_id=member.pk).prefetch_related("refunds")[:PAYMENT_ROWS]),

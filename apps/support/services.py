@@ -5,7 +5,10 @@ on the same connection). Errors are ApplicationError with a translated message."
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import timedelta
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import transaction
@@ -46,11 +49,10 @@ def _gone() -> ApplicationError:
 def site_request(site, path: str = "/"):
     """A request on the site's primary host, for services that build links to the site
     (activation, password reset) when support acts from the operators' host."""
-    from apps.notifications.mailing import site_host
+    from apps.notifications.mailing import site_url
 
-    port = getattr(settings, "SITE_URL_PORT", "") or ""
-    host = site_host(site) + (f":{port}" if port and str(port) not in ("80", "443") else "")
-    request = RequestFactory().get(path, HTTP_HOST=host, secure=settings.SITE_URL_SCHEME == "https")
+    address = urlsplit(site_url(site, path))
+    request = RequestFactory().get(address.path, HTTP_HOST=address.netloc, secure=address.scheme == "https")
     request.tenant = request.site = site
     request.LANGUAGE_CODE = site.domain_language or "en"
     return request
@@ -67,54 +69,50 @@ def _account_state(member) -> dict:
     }
 
 
-class MemberAction:
-    """`with MemberAction(actor, entry, "action", reason) as act:` enters the site's
-    schema and a transaction, gives the member locked (act.member), and writes the audit
-    row with act.before / act.after / act.target when the block succeeds."""
+@dataclass
+class Act:
+    """What an action did, for its audit row: the member (locked when asked), the state
+    before and after, and the object it touched."""
 
-    def __init__(self, actor, entry: MemberDirectoryEntry, action: str, reason: str, *, lock: bool = True) -> None:
-        self.actor, self.entry, self.action = actor, entry, action
-        self.reason = reason_clean(reason)
-        self.lock = lock
-        self.before: dict | None = None
-        self.after: dict | None = None
-        self.target = ""
+    member: object
+    reason: str
+    before: dict
+    after: dict | None = None
+    target: str = ""
 
-    def __enter__(self) -> MemberAction:
-        from apps.accounts.models import User
 
-        self._tenant = tenant_context(self.entry.site)
-        self._tenant.__enter__()
-        # Links in mails are the site's routes, not the operators' (public) URLconf.
-        self._urlconf = get_urlconf()
+@contextmanager
+def member_action(actor, entry: MemberDirectoryEntry, action: str, reason: str, *, lock: bool = True):
+    """`with member_action(actor, entry, "action", reason) as act:` runs the block in the
+    member's site schema and one transaction, with the site's URLs for the links it
+    mails, and writes the audit row (act.before / act.after / act.target / act.reason,
+    the reason cleaned) when the block succeeds."""
+    from apps.accounts.models import User
+
+    reason = reason_clean(reason)
+    urlconf = get_urlconf()
+    with tenant_context(entry.site):
         set_urlconf(settings.ROOT_URLCONF)
-        self._atomic = transaction.atomic()
-        self._atomic.__enter__()
-        members = User.objects.select_for_update() if self.lock else User.objects
-        self.member = members.filter(pk=self.entry.member_id).first()
-        if self.member is None:
-            self.__exit__(ApplicationError, _gone(), None)
-            raise _gone()
-        self.before = _account_state(self.member)
-        return self
-
-    def __exit__(self, exc_type, exc, tb) -> None:
         try:
-            if exc_type is None:
+            with transaction.atomic():
+                members = User.objects.select_for_update() if lock else User.objects
+                member = members.filter(pk=entry.member_id).first()
+                if member is None:
+                    raise _gone()
+                act = Act(member=member, reason=reason, before=_account_state(member))
+                yield act
                 audit_record(
-                    actor=self.actor,
-                    action=self.action,
-                    site=self.entry.site,
-                    member_id=self.entry.member_id,
-                    target=self.target,
-                    before=self.before,
-                    after=self.after,
-                    reason=self.reason,
+                    actor=actor,
+                    action=action,
+                    site=entry.site,
+                    member_id=entry.member_id,
+                    target=act.target,
+                    before=act.before,
+                    after=act.after,
+                    reason=reason,
                 )
-            self._atomic.__exit__(exc_type, exc, tb)
         finally:
-            set_urlconf(self._urlconf)
-            self._tenant.__exit__(exc_type, exc, tb)
+            set_urlconf(urlconf)
 
 
 def _refreshed(member) -> dict:
@@ -128,7 +126,7 @@ def _refreshed(member) -> dict:
 def activation_resend(*, actor, entry: MemberDirectoryEntry, reason: str) -> None:
     from allauth.account.models import EmailAddress
 
-    with MemberAction(actor, entry, "member.activation_resend", reason, lock=False) as act:
+    with member_action(actor, entry, "member.activation_resend", reason, lock=False) as act:
         address = EmailAddress.objects.filter(user=act.member, email__iexact=act.member.email).first()
         if address is None or address.verified:
             raise ApplicationError("already_confirmed", _("The member's e-mail address is already confirmed."))
@@ -145,7 +143,7 @@ def password_reset_force(*, actor, entry: MemberDirectoryEntry, reason: str) -> 
     from apps.accounts.services.password_reset import password_reset_key_make
     from apps.notifications.mailing import site_url
 
-    with MemberAction(actor, entry, "member.password_reset", reason) as act:
+    with member_action(actor, entry, "member.password_reset", reason) as act:
         member = act.member
         member.set_unusable_password()
         member.save(update_fields=["password"])
@@ -165,7 +163,7 @@ def profile_enabled_set(*, actor, entry: MemberDirectoryEntry, enabled: bool, re
     from apps.profiles.models import Profile, ProfileStatus
 
     action = "member.profile_enable" if enabled else "member.profile_disable"
-    with MemberAction(actor, entry, action, reason) as act:
+    with member_action(actor, entry, action, reason) as act:
         profile = Profile.objects.select_for_update().filter(user=act.member).first()
         if profile is None:
             raise ApplicationError("no_profile", _("The member has no profile."))
@@ -182,31 +180,19 @@ def profile_enabled_set(*, actor, entry: MemberDirectoryEntry, enabled: bool, re
 
 def photo_hide(*, actor, entry: MemberDirectoryEntry, photo_id: int, reason: str) -> None:
     """Others no longer see the photo; the member sees it rejected with the reason."""
+    from apps.moderation.services import photo_hide_by_support
     from apps.profiles.models import Photo, PhotoStatus
 
-    with MemberAction(actor, entry, "photo.hide", reason, lock=False) as act:
+    with member_action(actor, entry, "photo.hide", reason, lock=False) as act:
         photo = Photo.objects.select_for_update().filter(pk=photo_id, profile__user=act.member).first()
         if photo is None:
             raise ApplicationError("not_found", _("This photo could not be found."), status_code=404)
         if photo.status == PhotoStatus.REJECTED:
             raise ApplicationError("unchanged", _("The photo is already hidden."))
         act.before = {"photo": photo.pk, "status": photo.status}
-        _photo_reject(photo=photo, actor=actor, site=entry.site, reason=act.reason)
+        photo_hide_by_support(photo=photo, actor=actor, site=entry.site, note=act.reason)
         act.target = f"photo {photo.pk}"
         act.after = {"photo": photo.pk, "status": PhotoStatus.REJECTED}
-
-
-def _photo_reject(*, photo, actor, site, reason: str) -> None:
-    """Through the moderation service when it is there (the member sees the reason)."""
-    from apps.profiles.models import PhotoStatus
-
-    try:
-        from apps.moderation.services import photo_hide_by_support
-    except ImportError:
-        photo.status = PhotoStatus.REJECTED
-        photo.save(update_fields=["status"])
-        return
-    photo_hide_by_support(photo=photo, actor=actor, site=site, note=reason)
 
 
 # --- Money -------------------------------------------------------------------------
@@ -219,7 +205,7 @@ def credits_change(*, actor, entry: MemberDirectoryEntry, credits: int, reason: 
     if not credits:
         raise ApplicationError("invalid", _("Enter a number of credits other than 0."))
     action = "credits.grant" if credits > 0 else "credits.take"
-    with MemberAction(actor, entry, action, reason, lock=False) as act:
+    with member_action(actor, entry, action, reason, lock=False) as act:
         credits_adjust(user=act.member, credits=credits, staff_name=actor.get_username(), note=act.reason)
         act.target = f"{credits:+d} credits"
         act.after = _refreshed(act.member)
@@ -230,7 +216,7 @@ def credits_unfreeze(*, actor, entry: MemberDirectoryEntry, reason: str) -> int:
     """Clear a chargeback debt settled outside the site; returns the credits owed before."""
     from apps.credits.services import credits_unfreeze as unfreeze
 
-    with MemberAction(actor, entry, "credits.unfreeze", reason, lock=False) as act:
+    with member_action(actor, entry, "credits.unfreeze", reason, lock=False) as act:
         owed = act.member.credits_owed
         if not (act.member.credits_frozen or owed):
             raise ApplicationError("unchanged", _("Spending was not frozen."))
@@ -244,11 +230,11 @@ def payment_refund(*, actor, entry: MemberDirectoryEntry, payment_id: str, reaso
     from apps.payments.models import Payment
     from apps.payments.services import refund_request, refundable
 
-    with MemberAction(actor, entry, "payment.refund", reason, lock=False) as act:
+    with member_action(actor, entry, "payment.refund", reason, lock=False) as act:
         payment = Payment.objects.filter(user_id=act.member.pk, public_id=payment_id).first()
         if payment is None:
             raise ApplicationError("not_found", _("This payment could not be found."), status_code=404)
-        if refundable(payment) is None:
+        if refundable(payment, user=act.member) is None:
             raise ApplicationError("refund_not_allowed", _("This payment cannot be refunded."))
         try:
             refund = refund_request(payment=payment, requested_by=actor.get_username())
@@ -269,7 +255,7 @@ def payment_refund(*, actor, entry: MemberDirectoryEntry, payment_id: str, reaso
 
 def direct_debit_block_set(*, actor, entry: MemberDirectoryEntry, blocked: bool, reason: str) -> None:
     action = "direct_debit.block" if blocked else "direct_debit.unblock"
-    with MemberAction(actor, entry, action, reason) as act:
+    with member_action(actor, entry, action, reason) as act:
         if act.member.direct_debit_blocked == blocked:
             raise ApplicationError("unchanged", _("Nothing to change: the member is already so."))
         act.member.direct_debit_blocked = blocked
@@ -285,16 +271,19 @@ def member_export_for_support(*, actor, entry: MemberDirectoryEntry, reason: str
     the trail; returns the open file."""
     from apps.accounts.services.export import member_export_build
 
-    with MemberAction(actor, entry, "member.export", reason, lock=False) as act:
+    with member_action(actor, entry, "member.export", reason, lock=False) as act:
         archive = member_export_build(user=act.member)
         act.after = act.before
         return archive
 
 
-def export_made(*, entry: MemberDirectoryEntry, since=None) -> bool:
-    since = since or timezone.now() - EXPORT_FRESH
+def export_made(*, entry: MemberDirectoryEntry) -> bool:
+    """Whether the member's data export was downloaded within EXPORT_FRESH."""
     return AuditEntry.objects.filter(
-        site_id=entry.site_id, member_id=entry.member_id, action="member.export", created__gte=since
+        site_id=entry.site_id,
+        member_id=entry.member_id,
+        action="member.export",
+        created__gte=timezone.now() - EXPORT_FRESH,
     ).exists()
 
 
@@ -307,7 +296,7 @@ def member_erase_now(*, actor, entry: MemberDirectoryEntry, reason: str) -> None
     if not export_made(entry=entry):
         raise ApplicationError("export_first", _("Download the member's data export first."))
     site, member_id = entry.site, entry.member_id
-    with MemberAction(actor, entry, "member.erase", reason) as act:
+    with member_action(actor, entry, "member.erase", reason) as act:
         member = act.member
         member_sessions_end(user_id=member.pk)
         now = timezone.now()
