@@ -33,6 +33,15 @@ def _decision(photo: Photo) -> str:
     return PhotoDecision.PENDING
 
 
+def photo_decision_values(photo: Photo) -> dict:
+    """The queue row's record of the photo's state: waiting, approved or rejected (why, when)."""
+    return {
+        "decision": _decision(photo),
+        "reason": photo.rejection_reason if photo.status == PhotoStatus.REJECTED else "",
+        "decided_at": photo.decided_at,
+    }
+
+
 def photo_review_values(photo: Photo) -> dict:
     profile = photo.profile
     return {
@@ -42,9 +51,7 @@ def photo_review_values(photo: Photo) -> dict:
         "image": photo.image.name or "",
         "thumb": photo.thumb.name or "",
         "created": photo.created,
-        "decision": _decision(photo),
-        "reason": photo.rejection_reason if photo.status == PhotoStatus.REJECTED else "",
-        "decided_at": photo.decided_at,
+        **photo_decision_values(photo),
     }
 
 
@@ -102,29 +109,30 @@ def index_rebuild(site: Site) -> dict[str, int]:
         photo_rows = {photo.pk: photo_review_values(photo) for photo in photos}
         complaint_rows = {complaint.pk: _complaint_values(complaint) for complaint in complaints}
     connection.set_schema_to_public()
-    counts = {"photos_added": 0, "photos_updated": 0, "photos_removed": 0}
-    counts.update({"complaints_added": 0, "complaints_updated": 0, "complaints_removed": 0})
+    counts: dict[str, int] = {}
     with transaction.atomic():
-        existing = {row.photo_id: row for row in PhotoReview.objects.select_for_update().filter(site=site)}
-        removed = [row.pk for photo_id, row in existing.items() if photo_id not in photo_rows]
-        counts["photos_removed"] = PhotoReview.objects.filter(pk__in=removed).delete()[0]
-        for photo_id, values in photo_rows.items():
-            row = existing.get(photo_id)
-            if row is None:
-                PhotoReview.objects.create(site=site, photo_id=photo_id, **values)
-                counts["photos_added"] += 1
-            elif any(getattr(row, key) != value for key, value in values.items()):
-                PhotoReview.objects.filter(pk=row.pk).update(**values)
-                counts["photos_updated"] += 1
-        existing = {row.complaint_id: row for row in ComplaintCase.objects.select_for_update().filter(site=site)}
-        removed = [row.pk for complaint_id, row in existing.items() if complaint_id not in complaint_rows]
-        counts["complaints_removed"] = ComplaintCase.objects.filter(pk__in=removed).delete()[0]
-        for complaint_id, values in complaint_rows.items():
-            row = existing.get(complaint_id)
-            if row is None:
-                ComplaintCase.objects.create(site=site, complaint_id=complaint_id, **values)
-                counts["complaints_added"] += 1
-            elif any(getattr(row, key) != value for key, value in values.items()):
-                ComplaintCase.objects.filter(pk=row.pk).update(**values)
-                counts["complaints_updated"] += 1
+        for name, model, key, rows in (
+            ("photos", PhotoReview, "photo_id", photo_rows),
+            ("complaints", ComplaintCase, "complaint_id", complaint_rows),
+        ):
+            added, updated, removed = _rows_sync(model, site=site, key=key, rows=rows)
+            counts.update({f"{name}_added": added, f"{name}_updated": updated, f"{name}_removed": removed})
     return counts
+
+
+def _rows_sync(model, *, site: Site, key: str, rows: dict[int, dict]) -> tuple[int, int, int]:
+    """Make the site's rows of `model` (one per `key`, an id in the site's schema) hold
+    `rows`; fields not in `rows` are left as they are. Returns (added, updated, removed)."""
+    existing = {getattr(row, key): row for row in model.objects.select_for_update().filter(site=site)}
+    gone = [row.pk for item_id, row in existing.items() if item_id not in rows]
+    removed = model.objects.filter(pk__in=gone).delete()[0]
+    added = updated = 0
+    for item_id, values in rows.items():
+        row = existing.get(item_id)
+        if row is None:
+            model.objects.create(site=site, **{key: item_id}, **values)
+            added += 1
+        elif any(getattr(row, field) != value for field, value in values.items()):
+            model.objects.filter(pk=row.pk).update(**values)
+            updated += 1
+    return added, updated, removed

@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 from django_tenants.utils import tenant_context
 
 from apps.common.exceptions import ApplicationError
-from apps.moderation.index import complaint_case_sync, photo_review_values
+from apps.moderation.index import complaint_case_sync, photo_decision_values, photo_review_values
 from apps.moderation.models import ComplaintCase, PhotoDecision, PhotoReview
 from apps.profiles.models import Complaint, ComplaintAction, ComplaintStatus, PhotoRejectionReason
 from apps.profiles.services.photos import photo_moderate
@@ -45,6 +45,17 @@ def _staff_name(actor) -> str:
     return actor.get_username()[:150] if actor is not None else "system"
 
 
+def _decided_values(photo, *, actor, note: str) -> dict:
+    """The queue row's fields once support decided `photo` (photo_moderate): its state,
+    support's note and who decided."""
+    return {
+        **photo_decision_values(photo),
+        "note": note,
+        "decided_by_id": getattr(actor, "pk", None),
+        "decided_by_name": _staff_name(actor),
+    }
+
+
 def photo_decide(*, review_id: int, actor, decision: str, reason: str = "", note: str = "") -> PhotoReview | None:
     """Approve or reject a waiting photo. `reason` (a PhotoRejectionReason code) is
     required to reject; `note` is for support (the audit trail), never shown to the
@@ -76,13 +87,10 @@ def photo_decide(*, review_id: int, actor, decision: str, reason: str = "", note
         if photo is None:
             review.delete()
             return None
-        review.decision = decision
-        review.reason = reason
-        review.note = note
-        review.decided_at = photo.decided_at
-        review.decided_by_id = getattr(actor, "pk", None)
-        review.decided_by_name = _staff_name(actor)
-        review.save(update_fields=["decision", "reason", "note", "decided_at", "decided_by_id", "decided_by_name"])
+        values = _decided_values(photo, actor=actor, note=note)
+        for field, value in values.items():
+            setattr(review, field, value)
+        review.save(update_fields=list(values))
         audit_record(
             actor=actor,
             action="photo.approve" if decision == PhotoDecision.APPROVED else "photo.reject",
@@ -138,12 +146,7 @@ def complaint_move(*, case_id: int, actor, to: str, action: str = "", note: str 
                 raise ApplicationError(
                     "invalid_move",
                     _("A complaint that is %(current)s cannot become %(next)s.")
-                    % {
-                        "current": ComplaintStatus(current).label.lower()
-                        if current in ComplaintStatus.values
-                        else current,
-                        "next": ComplaintStatus(to).label.lower(),
-                    },
+                    % {"current": _status_label(current), "next": _status_label(to)},
                     status_code=409,
                 )
             before = _complaint_state(complaint)
@@ -185,13 +188,6 @@ def photo_hide_by_support(*, photo, actor, site, note: str = "", reason: str = P
     decided = photo_moderate(photo_id=photo.pk, approve=False, reason=reason)
     if decided is None:
         return
-    values = {
-        "decision": PhotoDecision.REJECTED,
-        "reason": reason,
-        "note": (note or "")[:NOTE_MAX_LENGTH],
-        "decided_at": decided.decided_at,
-        "decided_by_id": getattr(actor, "pk", None),
-        "decided_by_name": _staff_name(actor),
-    }
+    values = _decided_values(decided, actor=actor, note=(note or "")[:NOTE_MAX_LENGTH])
     if not PhotoReview.objects.filter(site=site, photo_id=decided.pk).update(**values):
         PhotoReview.objects.create(site=site, photo_id=decided.pk, **{**photo_review_values(decided), **values})
