@@ -28,6 +28,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from apps.accounts.forms_settings import errors_to_form
 from apps.common.exceptions import ApplicationError
 from apps.common.media import media_file_response, media_path_check
 from apps.moderation.forms import ComplaintMoveForm, PhotoDecisionForm
@@ -190,17 +191,16 @@ class PhotoReviewAdmin(_QueueAdmin):
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
         self._check(request, change=True)
-        review = PhotoReview.objects.filter(pk=review_id).first()
-        if review is None:
-            raise Http404
         form = PhotoDecisionForm(request.POST)
         site_id = _positive_int(request.POST.get("site"))
         if not form.is_valid():
-            return self._queue_page(request, site_id=site_id, form=form, status=400, item_id=review.pk)
+            if not PhotoReview.objects.filter(pk=review_id).exists():
+                raise Http404
+            return self._queue_page(request, site_id=site_id, form=form, status=400, item_id=review_id)
         data = form.cleaned_data
         try:
             decided = photo_decide(
-                review_id=review.pk,
+                review_id=review_id,
                 actor=request.user,
                 decision=data["decision"],
                 reason=data["reason"],
@@ -212,10 +212,8 @@ class PhotoReviewAdmin(_QueueAdmin):
             if error.status_code == 409:
                 self.message_user(request, error.message, messages.WARNING)
                 return HttpResponseRedirect(self._queue_url(site_id=data["site"]))
-            for name, field_messages in (error.extra.get("fields") or {"__all__": [error.message]}).items():
-                for message in field_messages:
-                    form.add_error(name if name in form.fields else None, message)
-            return self._queue_page(request, site_id=site_id, form=form, status=error.status_code, item_id=review.pk)
+            errors_to_form(form, error)
+            return self._queue_page(request, site_id=site_id, form=form, status=error.status_code, item_id=review_id)
         if decided is None:
             self.message_user(request, gettext("The member deleted this photo; it left the queue."), messages.WARNING)
         elif decided.decision == PhotoDecision.APPROVED:
@@ -341,9 +339,7 @@ class ComplaintCaseAdmin(_QueueAdmin):
         except ApplicationError as error:
             if error.status_code == 404:
                 raise Http404(error.message) from error
-            for name, field_messages in (error.extra.get("fields") or {"__all__": [error.message]}).items():
-                for message in field_messages:
-                    form.add_error(name if name in form.fields else None, message)
+            errors_to_form(form, error)
             return self._handle_page(request, case, form=form, status=error.status_code)
         self.message_user(
             request,

@@ -4,9 +4,8 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from apps.moderation.models import PhotoDecision
+from apps.moderation.services import NOTE_MAX_LENGTH
 from apps.profiles.models import ComplaintAction, ComplaintStatus, PhotoRejectionReason
-
-NOTE_MAX_LENGTH = 2000
 
 
 class PhotoDecisionForm(forms.Form):
