@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.html import escape
 from django.utils.translation import gettext as _
+from django_tenants.utils import get_public_schema_name
 
 from apps.common.exceptions import error_body
 
@@ -70,13 +71,12 @@ _API_CODES = {400: "invalid", 403: "permission_denied", 404: "not_found", 500: "
 def _render_error(request: HttpRequest, status: int, message: str | None) -> HttpResponse:
     if request.path.startswith("/api/"):  # the API's JSON error shape (spec §8), also here
         return JsonResponse(error_body(_API_CODES[status], message or _("Error")), status=status)
+    context = {"status": status, "message": message or _("Error")}
+    schema = getattr(getattr(request, "tenant", None), "schema_name", connection.schema_name)
+    if schema == get_public_schema_name():  # the operators' host: no site layout
+        return render(request, "errors/error_no_site.html", {**context, "home": "/admin/"}, status=status)
     try:
-        return render(
-            request,
-            "errors/error.html",
-            {"status": status, "message": message or _("Error")},
-            status=status,
-        )
+        return render(request, "errors/error.html", context, status=status)
     except Exception:  # the error page itself failed: answer with plain markup
         logger.exception("Rendering the error page failed")
         body = (

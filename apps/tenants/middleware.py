@@ -59,7 +59,10 @@ NO_SITE_CSP = (
 def not_found_response(request: HttpRequest) -> HttpResponse:
     """The generic 404 of an unknown host. It is answered before the security middleware
     further down the stack run, so it carries their headers itself."""
-    html = render_to_string("errors/404_no_site.html", {"request": request})
+    from django.utils.translation import gettext
+
+    context = {"request": request, "status": 404, "message": gettext("This page could not be found")}
+    html = render_to_string("errors/error_no_site.html", context)
     response = HttpResponse(html, status=404)
     response["Content-Security-Policy"] = NO_SITE_CSP
     response["X-Frame-Options"] = "DENY"
