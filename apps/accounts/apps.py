@@ -1,6 +1,17 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class AccountsConfig(AppConfig):
     name = "apps.accounts"
     label = "accounts"
+
+    def ready(self) -> None:
+        from apps.accounts import staff  # noqa: F401 - registers the roles' system check
+        from apps.accounts.staff import roles_on_post_migrate
+        from apps.accounts.user_relations import user_relations_per_schema
+
+        # The staff roles (groups) after every migration of the public schema.
+        post_migrate.connect(roles_on_post_migrate, sender=self, dispatch_uid="staff-roles")
+        # Deleting a user touches only its own schema's tables.
+        user_relations_per_schema()
