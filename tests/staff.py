@@ -20,18 +20,17 @@ import time
 import uuid
 
 from django.contrib.auth.models import Group
-from django.db import connection
 from django.test import Client
 from django_otp import DEVICE_ID_SESSION_KEY
 from django_otp.oath import TOTP
 from django_otp.plugins.otp_totp.models import TOTPDevice
 from django_tenants.utils import schema_context
 
+from apps.accounts.admin_login import DEVICE_NAME, OPERATOR_BACKEND, totp_device
 from apps.accounts.models import User
 
 ADMIN_HOST = "admin.localhost"
 STAFF_PASSWORD = "staff-Long-passphrase-7"
-OPERATOR_BACKEND = "django.contrib.auth.backends.ModelBackend"
 STAFF_ROLES = ("operators", "support", "superuser")
 
 
@@ -43,7 +42,6 @@ def staff_member(role: str, username: str | None = None, *, enrolled: bool = Tru
         raise ValueError(f"unknown staff role {role!r}; one of {STAFF_ROLES}")
     username = username or f"{role}-{uuid.uuid4().hex[:8]}"
     with schema_context("public"):
-        connection.set_schema_to_public()
         if role == "superuser":
             user = User.objects.create_superuser(
                 username=username, email=f"{username}@example.com", password=STAFF_PASSWORD
@@ -54,8 +52,12 @@ def staff_member(role: str, username: str | None = None, *, enrolled: bool = Tru
             )
             user.groups.add(Group.objects.get(name=role))
         if enrolled:
-            TOTPDevice.objects.create(user=user, name="authenticator", confirmed=True)
+            _enrol(user)
     return user
+
+
+def _enrol(user: User) -> TOTPDevice:
+    return TOTPDevice.objects.create(user=user, name=DEVICE_NAME, confirmed=True)
 
 
 def staff_device(user: User) -> TOTPDevice:
@@ -93,11 +95,8 @@ def staff_client(user: User, **defaults) -> Client:
     user without a confirmed TOTP device gets one)."""
     client = Client(HTTP_HOST=ADMIN_HOST, **defaults)
     with schema_context("public"):
-        connection.set_schema_to_public()
         client.force_login(user, backend=OPERATOR_BACKEND)
-        device = TOTPDevice.objects.filter(user=user, confirmed=True).first()
-        if device is None:
-            device = TOTPDevice.objects.create(user=user, name="authenticator", confirmed=True)
+        device = totp_device(user) or _enrol(user)
         session = client.session
         session[DEVICE_ID_SESSION_KEY] = device.persistent_id
         session.save()

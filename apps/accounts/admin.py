@@ -9,6 +9,8 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
+from django.contrib.auth.models import Group
+from django.db.models import Exists, OuterRef
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 from django_otp.plugins.otp_totp.models import TOTPDevice
@@ -28,14 +30,8 @@ class StaffChangeForm(UserChangeForm):
         fields = ("username", "email", "is_active", "is_staff", "is_superuser", "groups")
 
     groups = forms.ModelMultipleChoiceField(
-        queryset=None, required=False, widget=forms.CheckboxSelectMultiple, label=_("roles")
+        queryset=Group.objects.order_by("name"), required=False, widget=forms.CheckboxSelectMultiple, label=_("roles")
     )
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        from django.contrib.auth.models import Group
-
-        self.fields["groups"].queryset = Group.objects.order_by("name")
 
 
 @admin.register(User)
@@ -60,7 +56,8 @@ class StaffAdmin(UserAdmin):
     readonly_fields = ("last_login", "date_joined")
 
     def get_queryset(self, request):
-        return super().get_queryset(request).prefetch_related("groups")
+        enrolled = TOTPDevice.objects.filter(user=OuterRef("pk"), confirmed=True)
+        return super().get_queryset(request).prefetch_related("groups").annotate(enrolled=Exists(enrolled))
 
     def save_model(self, request, obj, form, change) -> None:
         if not change:  # everyone in this schema is staff of the admin
@@ -73,7 +70,7 @@ class StaffAdmin(UserAdmin):
 
     @admin.display(description=_("second step set up"), boolean=True)
     def second_step(self, obj: User) -> bool:
-        return TOTPDevice.objects.filter(user=obj, confirmed=True).exists()
+        return obj.enrolled
 
     @admin.action(description=_("Reset the second step (lost phone)"), permissions=["change"])
     def second_step_reset(self, request, queryset):

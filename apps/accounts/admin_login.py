@@ -88,10 +88,11 @@ class CodeForm(forms.Form):
         return code
 
 
-def confirmed_device(user):
+def totp_device(user, *, confirmed: bool = True):
+    """The staff member's confirmed device, or (confirmed=False) the one being enrolled."""
     from django_otp.plugins.otp_totp.models import TOTPDevice
 
-    return TOTPDevice.objects.filter(user=user, confirmed=True).order_by("pk").first()
+    return TOTPDevice.objects.filter(user=user, confirmed=confirmed).order_by("pk").first()
 
 
 def enrolment_device(user):
@@ -99,7 +100,7 @@ def enrolment_device(user):
     enrolment page makes a new one, so only the secret last shown can be confirmed)."""
     from django_otp.plugins.otp_totp.models import TOTPDevice, default_key
 
-    device = TOTPDevice.objects.filter(user=user, confirmed=False).order_by("pk").first()
+    device = totp_device(user, confirmed=False)
     if device is None:
         return TOTPDevice.objects.create(user=user, name=DEVICE_NAME, confirmed=False)
     device.key = default_key()
@@ -153,7 +154,7 @@ class OperatorAdminSite(AdminSite):
     def code_view(self, request: HttpRequest) -> HttpResponse:
         if not self._password_only(request):
             return self._leave_step(request)
-        device = confirmed_device(request.user)
+        device = totp_device(request.user)
         if device is None:
             return HttpResponseRedirect(self._step_url("staff_enrol", self._next(request)))
         form = CodeForm(request.POST if request.method == "POST" else None)
@@ -166,14 +167,11 @@ class OperatorAdminSite(AdminSite):
     def enrol_view(self, request: HttpRequest) -> HttpResponse:
         if not self._password_only(request):
             return self._leave_step(request)
-        if confirmed_device(request.user) is not None:  # enrolled: the secret is never shown again
+        if totp_device(request.user) is not None:  # enrolled: the secret is never shown again
             return HttpResponseRedirect(self._step_url("staff_code", self._next(request)))
-        from django_otp.plugins.otp_totp.models import TOTPDevice
-
         form = CodeForm(request.POST if request.method == "POST" else None)
-        device = None
         if request.method == "POST":
-            device = TOTPDevice.objects.filter(user=request.user, confirmed=False).order_by("pk").first()
+            device = totp_device(request.user, confirmed=False)
             if device is None:  # no secret was shown: start again
                 return HttpResponseRedirect(self._step_url("staff_enrol", self._next(request)))
             if form.is_valid():
@@ -182,9 +180,13 @@ class OperatorAdminSite(AdminSite):
                     return verified
         else:
             device = enrolment_device(request.user)
-        context = {"secret": secret_text(device), "qr_code": qr_data_uri(device.config_url)}
         return self._step_page(
-            request, "admin/accounts/staff_enrol.html", form, title=gettext("Set up the second step"), **context
+            request,
+            "admin/accounts/staff_enrol.html",
+            form,
+            title=gettext("Set up the second step"),
+            secret=secret_text(device),
+            qr_code=qr_data_uri(device.config_url),
         )
 
     def _verify(self, request: HttpRequest, form: CodeForm, device, *, enrol: bool = False) -> HttpResponse | None:
@@ -238,30 +240,31 @@ class OperatorAdminSite(AdminSite):
         return reverse(f"admin:{name}", current_app=self.name) + "?" + urlencode({REDIRECT_FIELD_NAME: next_url})
 
     def _to_second_step(self, request: HttpRequest, next_url: str) -> HttpResponse:
-        name = "staff_code" if confirmed_device(request.user) is not None else "staff_enrol"
+        name = "staff_code" if totp_device(request.user) is not None else "staff_enrol"
         return HttpResponseRedirect(self._step_url(name, next_url))
 
-    def _step_page(self, request: HttpRequest, template: str, form: CodeForm, *, title: str, **extra) -> HttpResponse:
+    def _page(self, request: HttpRequest, template: str, *, title: str, **extra) -> HttpResponse:
         request.current_app = self.name
-        context = {
-            **self.each_context(request),
-            "title": title,
-            "subtitle": None,
-            "form": form,
-            "app_path": request.get_full_path(),
-            "username": request.user.get_username(),
-            REDIRECT_FIELD_NAME: self._next(request),
-            **extra,
-        }
+        context = {**self.each_context(request), "title": title, "subtitle": None, **extra}
         return TemplateResponse(request, template, context)
 
+    def _step_page(self, request: HttpRequest, template: str, form: CodeForm, *, title: str, **extra) -> HttpResponse:
+        extra[REDIRECT_FIELD_NAME] = self._next(request)
+        return self._page(
+            request,
+            template,
+            title=title,
+            form=form,
+            app_path=request.get_full_path(),
+            username=request.user.get_username(),
+            **extra,
+        )
+
     def _locked_page(self, request: HttpRequest, message: str) -> HttpResponse:
-        request.current_app = self.name
-        context = {
-            **self.each_context(request),
-            "title": gettext("Log in"),
-            "subtitle": None,
-            "lockout": message,
-            "login_url": reverse("admin:login", current_app=self.name),
-        }
-        return TemplateResponse(request, "admin/accounts/staff_locked.html", context)
+        return self._page(
+            request,
+            "admin/accounts/staff_locked.html",
+            title=gettext("Log in"),
+            lockout=message,
+            login_url=reverse("admin:login", current_app=self.name),
+        )

@@ -69,10 +69,6 @@ ROLES: dict[str, list[str]] = {
 }
 
 
-def role_permissions(role: str) -> list[str]:
-    return list(ROLES[role])
-
-
 def _defined_codenames(app_label: str) -> set[str]:
     codenames: set[str] = set()
     for model in global_apps.get_app_config(app_label).get_models():

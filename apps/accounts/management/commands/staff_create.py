@@ -6,10 +6,10 @@ sets up the second step (TOTP) at the first login."""
 
 import sys
 
+from django.conf import settings
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connection
 from django_tenants.utils import schema_context
 
 from apps.accounts.models import User
@@ -30,8 +30,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, username: str, role: str, email: str, password_stdin: bool, **options) -> None:
         stdin = options.get("stdin") or sys.stdin
-        with schema_context("public"):
-            connection.set_schema_to_public()
+        with schema_context(settings.PUBLIC_SCHEMA_NAME):
             if User.objects.filter(username__iexact=username).exists():
                 raise CommandError(f"A user named {username!r} already exists.")
             candidate = User(username=username, email=email, is_staff=True)
