@@ -96,7 +96,7 @@ def complaint_view(case: ComplaintCase) -> ComplaintView:
     messages around it in its conversation. No other way leads support to a message."""
     with tenant_context(case.site):
         complaint = (
-            Complaint.objects.select_related("profile__main_photo", "profile__user", "photo", "reporter")
+            Complaint.objects.select_related("profile__main_photo", "profile__user", "photo", "reporter__profile")
             .filter(pk=case.complaint_id)
             .first()
         )
@@ -106,16 +106,16 @@ def complaint_view(case: ComplaintCase) -> ComplaintView:
         view.profile = complaint.profile
         view.photo = complaint.photo
         if complaint.reporter is not None:
-            reporter_profile = Profile.objects.filter(user_id=complaint.reporter_id).only("name").first()
+            reporter_profile = getattr(complaint.reporter, "profile", None)
             view.reporter_name = reporter_profile.name if reporter_profile else complaint.reporter.get_username()
         view.reporter_email = complaint.email
         if complaint.message_id:
-            named = Message.objects.filter(pk=complaint.message_id).first()
+            messages = Message.objects.select_related("sender_profile")
+            named = messages.filter(pk=complaint.message_id).first()
             if named is not None:
-                around = Message.objects.filter(conversation_id=named.conversation_id).select_related("sender_profile")
+                around = messages.filter(conversation_id=named.conversation_id)
                 before = list(around.filter(pk__lt=named.pk).order_by("-pk")[:MESSAGES_AROUND])[::-1]
                 after = list(around.filter(pk__gt=named.pk).order_by("pk")[:MESSAGES_AROUND])
-                named = around.get(pk=named.pk)
                 view.messages = [
                     ContextMessage(
                         message=item,
