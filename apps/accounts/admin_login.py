@@ -131,6 +131,7 @@ class OperatorAdminSite(AdminSite):
         return [
             path("login/code/", self._step_view(self.code_view), name="staff_code"),
             path("login/enrol/", self._step_view(self.enrol_view), name="staff_enrol"),
+            path("login/cancel/", self._step_view(self.cancel_view), name="staff_cancel"),
             *super().get_urls(),
         ]
 
@@ -188,6 +189,13 @@ class OperatorAdminSite(AdminSite):
             secret=secret_text(device),
             qr_code=qr_data_uri(device.config_url),
         )
+
+    def cancel_view(self, request: HttpRequest) -> HttpResponse:
+        """ "Log in as someone else" from a step: ends the password-only session (POST).
+        The admin's own logout needs both steps, like every admin view."""
+        if request.method == "POST" and self._password_only(request):
+            logout(request)
+        return HttpResponseRedirect(reverse("admin:login", current_app=self.name))
 
     def _verify(self, request: HttpRequest, form: CodeForm, device, *, enrol: bool = False) -> HttpResponse | None:
         """Check the code under the lockout; a redirect when it is right (or the staff

@@ -67,6 +67,19 @@ def test_an_operator_logs_in_with_password_and_code(site_server, page, operator)
     expect(page.get_by_role("link", name="Photo moderation")).to_have_count(0)
 
 
+def test_log_in_as_someone_else_from_the_code_step(site_server, page, operator):
+    page.goto(admin_url(site_server, "/admin/login/?next=/admin/"))
+    page.locator("#id_username").fill(operator.username)
+    page.locator("#id_password").fill(STAFF_PASSWORD)
+    page.locator('#login-form [type="submit"]').click()
+    page.wait_for_url("**/admin/login/code/**")
+    page.get_by_test_id("staff-step-cancel").click()
+    page.wait_for_url(admin_url(site_server, "/admin/login/"))
+    expect(page.locator("#id_password")).to_be_visible()
+    page.goto(admin_url(site_server, "/admin/"))
+    page.wait_for_url("**/admin/login/?next=/admin/")  # the password step again, not the code
+
+
 def test_a_new_staff_member_enrols_an_authenticator_at_the_first_login(site_server, page):
     newcomer = staff_member_committed("support", enrolled=False)
     try:

@@ -181,6 +181,19 @@ def test_logging_out_ends_both_steps(operator):
     assert not in_admin(client)
 
 
+def test_log_in_as_someone_else_ends_the_password_step(operator, admin_client):
+    password_step(admin_client, operator)
+    body = admin_client.get(CODE_URL + "?next=/admin/").content.decode()
+    assert 'action="/admin/login/cancel/" method="post"' in body
+    assert admin_client.get("/admin/login/cancel/")["Location"] == "/admin/login/"
+    assert SESSION_KEY in admin_client.session  # a GET logs nobody out
+    response = admin_client.post("/admin/login/cancel/")
+    assert response.status_code == 302 and response["Location"] == "/admin/login/"
+    assert SESSION_KEY not in admin_client.session
+    login_page = admin_client.get("/admin/login/")
+    assert login_page.status_code == 200 and 'name="password"' in login_page.content.decode()
+
+
 # --- Enrolment ---------------------------------------------------------------------
 
 
