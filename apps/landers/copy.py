@@ -18,7 +18,6 @@ from apps.tenants.constants import LANDER_PREFIXES, Niche
 @dataclass(frozen=True)
 class NicheCopy:
     prefix: str  # spec §9, "" for the general niche
-    theme: str  # CSS class suffix: lander-theme-<theme>
     headline: Promise
     tagline: Promise
     online_heading: Promise  # alonetonight
@@ -29,134 +28,110 @@ class NicheCopy:
     video_heading: Promise
     captions: tuple[Promise, ...]  # the video's captions, one per slide, repeated
 
+    @property
+    def theme(self) -> str:
+        """The CSS class suffix: lander-theme-<theme>."""
+        return self.prefix or "general"
+
+
+# Captions several niches share.
+_LIKE_HER = _("Like her profile, get a match")
+_CHAT = _("Chat, flirt and meet")
+_SIGN_UP = _("Sign up for free")
 
 COPY: dict[str, NicheCopy] = {
-    "": NicheCopy(
-        prefix="",
-        theme="general",
-        headline=_("Meet singles near you"),
-        tagline=_("Real people, free sign-up, and a first chat within minutes."),
-        online_heading=_("Alone tonight? These singles are online right now."),
-        collage_heading=_("Thousands of singles are looking for someone like you"),
-        gallery_heading=_("The newest singles on the site"),
-        map_heading=_("Singles near you in %(place)s"),
-        feed_heading=_("See what singles near you are up to"),
-        video_heading=_("Your next date could be one message away"),
-        captions=(
-            _("Singles near you are online"),
-            _("Like a profile, get a match"),
-            _("Chat, flirt and meet"),
-            _("Sign up for free"),
+    copy.prefix: copy
+    for copy in (
+        NicheCopy(
+            prefix="",
+            headline=_("Meet singles near you"),
+            tagline=_("Real people, free sign-up, and a first chat within minutes."),
+            online_heading=_("Alone tonight? These singles are online right now."),
+            collage_heading=_("Thousands of singles are looking for someone like you"),
+            gallery_heading=_("The newest singles on the site"),
+            map_heading=_("Singles near you in %(place)s"),
+            feed_heading=_("See what singles near you are up to"),
+            video_heading=_("Your next date could be one message away"),
+            captions=(_("Singles near you are online"), _("Like a profile, get a match"), _CHAT, _SIGN_UP),
         ),
-    ),
-    "she": NicheCopy(
-        prefix="she",
-        theme="she",
-        headline=_("Women who love women, near you"),
-        tagline=_("A warm place for women to meet women. Free sign-up."),
-        online_heading=_("Alone tonight? These women are online right now."),
-        collage_heading=_("Thousands of women are looking for a woman like you"),
-        gallery_heading=_("The newest women on the site"),
-        map_heading=_("Women near you in %(place)s"),
-        feed_heading=_("See what women near you are up to"),
-        video_heading=_("She could be one message away"),
-        captions=(
-            _("Women near you are online"),
-            _("Like her profile, get a match"),
-            _("Chat, flirt and meet"),
-            _("Sign up for free"),
+        NicheCopy(
+            prefix="she",
+            headline=_("Women who love women, near you"),
+            tagline=_("A warm place for women to meet women. Free sign-up."),
+            online_heading=_("Alone tonight? These women are online right now."),
+            collage_heading=_("Thousands of women are looking for a woman like you"),
+            gallery_heading=_("The newest women on the site"),
+            map_heading=_("Women near you in %(place)s"),
+            feed_heading=_("See what women near you are up to"),
+            video_heading=_("She could be one message away"),
+            captions=(_("Women near you are online"), _LIKE_HER, _CHAT, _SIGN_UP),
         ),
-    ),
-    "bdsm": NicheCopy(
-        prefix="bdsm",
-        theme="bdsm",
-        headline=_("Explore your desires with like-minded adults"),
-        tagline=_("Discreet, respectful and consensual. Free sign-up."),
-        online_heading=_("Alone tonight? These kinky adults are online right now."),
-        collage_heading=_("Thousands of kinky adults share your curiosity"),
-        gallery_heading=_("The newest kinky adults on the site"),
-        map_heading=_("Kinky adults near you in %(place)s"),
-        feed_heading=_("See what kinky adults near you are up to"),
-        video_heading=_("Your boundaries, your rules, your match"),
-        captions=(
-            _("Like-minded adults are online"),
-            _("Discreet and consensual"),
-            _("Chat about what you like"),
-            _("Sign up for free"),
+        NicheCopy(
+            prefix="bdsm",
+            headline=_("Explore your desires with like-minded adults"),
+            tagline=_("Discreet, respectful and consensual. Free sign-up."),
+            online_heading=_("Alone tonight? These kinky adults are online right now."),
+            collage_heading=_("Thousands of kinky adults share your curiosity"),
+            gallery_heading=_("The newest kinky adults on the site"),
+            map_heading=_("Kinky adults near you in %(place)s"),
+            feed_heading=_("See what kinky adults near you are up to"),
+            video_heading=_("Your boundaries, your rules, your match"),
+            captions=(
+                _("Like-minded adults are online"),
+                _("Discreet and consensual"),
+                _("Chat about what you like"),
+                _SIGN_UP,
+            ),
         ),
-    ),
-    "bbw": NicheCopy(
-        prefix="bbw",
-        theme="bbw",
-        headline=_("Curvy women and the people who adore them"),
-        tagline=_("Meet confident, curvy women near you. Free sign-up."),
-        online_heading=_("Alone tonight? These curvy women are online right now."),
-        collage_heading=_("Thousands of curvy women are waiting to meet you"),
-        gallery_heading=_("The newest curvy women on the site"),
-        map_heading=_("Curvy women near you in %(place)s"),
-        feed_heading=_("See what curvy women near you are up to"),
-        video_heading=_("Curves, confidence and a lot of fun"),
-        captions=(
-            _("Curvy women near you are online"),
-            _("Like her profile, get a match"),
-            _("Chat, flirt and meet"),
-            _("Sign up for free"),
+        NicheCopy(
+            prefix="bbw",
+            headline=_("Curvy women and the people who adore them"),
+            tagline=_("Meet confident, curvy women near you. Free sign-up."),
+            online_heading=_("Alone tonight? These curvy women are online right now."),
+            collage_heading=_("Thousands of curvy women are waiting to meet you"),
+            gallery_heading=_("The newest curvy women on the site"),
+            map_heading=_("Curvy women near you in %(place)s"),
+            feed_heading=_("See what curvy women near you are up to"),
+            video_heading=_("Curves, confidence and a lot of fun"),
+            captions=(_("Curvy women near you are online"), _LIKE_HER, _CHAT, _SIGN_UP),
         ),
-    ),
-    "gilf": NicheCopy(
-        prefix="gilf",
-        theme="gilf",
-        headline=_("Mature women with time for you"),
-        tagline=_("Experienced, elegant and looking to meet. Free sign-up."),
-        online_heading=_("Alone tonight? These mature women are online right now."),
-        collage_heading=_("Thousands of mature women are looking for company"),
-        gallery_heading=_("The newest mature women on the site"),
-        map_heading=_("Mature women near you in %(place)s"),
-        feed_heading=_("See what mature women near you are up to"),
-        video_heading=_("Experience makes every date better"),
-        captions=(
-            _("Mature women near you are online"),
-            _("Like her profile, get a match"),
-            _("Chat and take your time"),
-            _("Sign up for free"),
+        NicheCopy(
+            prefix="gilf",
+            headline=_("Mature women with time for you"),
+            tagline=_("Experienced, elegant and looking to meet. Free sign-up."),
+            online_heading=_("Alone tonight? These mature women are online right now."),
+            collage_heading=_("Thousands of mature women are looking for company"),
+            gallery_heading=_("The newest mature women on the site"),
+            map_heading=_("Mature women near you in %(place)s"),
+            feed_heading=_("See what mature women near you are up to"),
+            video_heading=_("Experience makes every date better"),
+            captions=(_("Mature women near you are online"), _LIKE_HER, _("Chat and take your time"), _SIGN_UP),
         ),
-    ),
-    "milf": NicheCopy(
-        prefix="milf",
-        theme="milf",
-        headline=_("Confident women in their prime, near you"),
-        tagline=_("They know what they want. Free sign-up."),
-        online_heading=_("Alone tonight? These women are online right now."),
-        collage_heading=_("Thousands of confident women are waiting for you"),
-        gallery_heading=_("The newest confident women on the site"),
-        map_heading=_("Confident women near you in %(place)s"),
-        feed_heading=_("See what confident women near you are up to"),
-        video_heading=_("She knows what she wants"),
-        captions=(
-            _("Confident women near you are online"),
-            _("Like her profile, get a match"),
-            _("Chat, flirt and meet"),
-            _("Sign up for free"),
+        NicheCopy(
+            prefix="milf",
+            headline=_("Confident women in their prime, near you"),
+            tagline=_("They know what they want. Free sign-up."),
+            online_heading=_("Alone tonight? These women are online right now."),
+            collage_heading=_("Thousands of confident women are waiting for you"),
+            gallery_heading=_("The newest confident women on the site"),
+            map_heading=_("Confident women near you in %(place)s"),
+            feed_heading=_("See what confident women near you are up to"),
+            video_heading=_("She knows what she wants"),
+            captions=(_("Confident women near you are online"), _LIKE_HER, _CHAT, _SIGN_UP),
         ),
-    ),
-    "gay": NicheCopy(
-        prefix="gay",
-        theme="gay",
-        headline=_("Men meeting men, near you"),
-        tagline=_("Chat, flirt and date other men. Free sign-up."),
-        online_heading=_("Alone tonight? These guys are online right now."),
-        collage_heading=_("Thousands of guys are looking for a man like you"),
-        gallery_heading=_("The newest guys on the site"),
-        map_heading=_("Guys near you in %(place)s"),
-        feed_heading=_("See what guys near you are up to"),
-        video_heading=_("Your next date is one message away"),
-        captions=(
-            _("Guys near you are online"),
-            _("Like his profile, get a match"),
-            _("Chat, flirt and meet"),
-            _("Sign up for free"),
+        NicheCopy(
+            prefix="gay",
+            headline=_("Men meeting men, near you"),
+            tagline=_("Chat, flirt and date other men. Free sign-up."),
+            online_heading=_("Alone tonight? These guys are online right now."),
+            collage_heading=_("Thousands of guys are looking for a man like you"),
+            gallery_heading=_("The newest guys on the site"),
+            map_heading=_("Guys near you in %(place)s"),
+            feed_heading=_("See what guys near you are up to"),
+            video_heading=_("Your next date is one message away"),
+            captions=(_("Guys near you are online"), _("Like his profile, get a match"), _CHAT, _SIGN_UP),
         ),
-    ),
+    )
 }
 
 
