@@ -79,3 +79,8 @@ class LanderVideo(models.Model):
     @property
     def seconds(self) -> float:
         return self.slides * self.slide_seconds
+
+    @property
+    def files(self) -> tuple:
+        """The video's stored files: both encodings and the poster."""
+        return (self.webm, self.mp4, self.poster)

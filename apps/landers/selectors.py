@@ -12,14 +12,14 @@ from collections import Counter
 from datetime import timedelta
 
 from django.core.cache import cache
-from django.db.models import F, QuerySet
+from django.db.models import Count, F, QuerySet
 from django.utils import timezone
 from django.utils.translation import get_language
 
 from apps.accounts.selectors import age_on
 from apps.landers.models import LanderVideo, SitePage
-from apps.profiles.models import Photo, PhotoStatus, Profile
-from apps.profiles.selectors import looking_for_genders
+from apps.profiles.models import PhotoStatus, Profile
+from apps.profiles.selectors import looking_for_genders, photos_visible_to, public_thumb_url
 from apps.profiles.selectors_view import region_name
 from apps.profiles.visibility import profiles_visible_to
 from apps.tenants.models import Site
@@ -30,13 +30,17 @@ THUMB_SIDE = 400  # apps.profiles.images.process_upload's square thumbnails
 RECENT_LOGIN = timedelta(hours=24)
 
 
+def _niche_visible(site: Site) -> QuerySet[Profile]:
+    """Profiles visible to visitors, of the genders a visitor of this niche looks for."""
+    return profiles_visible_to(None).filter(gender__in=looking_for_genders(site=site, gender="", sexuality=""))
+
+
 def _niche_profiles(site: Site) -> QuerySet[Profile]:
-    """Visible profiles of the genders a visitor of this niche looks for, each with an
-    approved main photo (a pending or rejected one is never shown to visitors)."""
-    genders = looking_for_genders(site=site, gender="", sexuality="")
+    """Those with an approved main photo (a pending or rejected one is never shown to
+    visitors)."""
     return (
-        profiles_visible_to(None)
-        .filter(gender__in=genders, main_photo__status=PhotoStatus.ACTIVE)
+        _niche_visible(site)
+        .filter(main_photo__status=PhotoStatus.ACTIVE)
         .exclude(main_photo__thumb="")
         .select_related("main_photo", "user")
     )
@@ -45,8 +49,6 @@ def _niche_profiles(site: Site) -> QuerySet[Profile]:
 def profile_card(profile: Profile, *, site: Site, today=None) -> dict:
     """What a lander shows of a profile: only the fields the site shows."""
     shown = site.visible_profile_fields
-    photo = profile.main_photo
-    thumb = photo.thumb.url if photo is not None and photo.status == PhotoStatus.ACTIVE and photo.thumb else None
     user = profile.user if profile.user_id else None
     last_login = getattr(user, "last_login", None)
     return {
@@ -59,35 +61,33 @@ def profile_card(profile: Profile, *, site: Site, today=None) -> dict:
         "region": profile.region if "region" in shown else "",
         "about_me": profile.about_me if "about_me" in shown else "",
         "interests": list(profile.interests[:3]) if "interests" in shown else [],
-        "thumb": thumb,
+        "thumb": public_thumb_url(profile),
         "fictional": profile.is_fictional,
         "joined": profile.created,
         "active_recently": bool(last_login and timezone.now() - last_login < RECENT_LOGIN),
     }
 
 
-def lander_cards(site: Site, *, limit: int = LIST_SIZE) -> list[dict]:
-    """The newest visible profiles with an approved photo, as cards (cached briefly)."""
+def _cached_cards(site: Site, name: str, ordering: tuple, limit: int) -> list[dict]:
+    """The first LIST_SIZE profiles with an approved photo in `ordering`, as cards, cached
+    briefly under `name`; the first `limit` of them."""
 
     def build() -> list[dict]:
         today = timezone.localdate()
-        profiles = _niche_profiles(site).order_by("-created", "-pk")[:LIST_SIZE]
+        profiles = _niche_profiles(site).order_by(*ordering)[:LIST_SIZE]
         return [profile_card(profile, site=site, today=today) for profile in profiles]
 
-    return cache.get_or_set(f"landers:cards:{site.pk}", build, LIST_CACHE_SECONDS)[:limit]
+    return cache.get_or_set(f"landers:{name}:{site.pk}", build, LIST_CACHE_SECONDS)[:limit]
+
+
+def lander_cards(site: Site, *, limit: int = LIST_SIZE) -> list[dict]:
+    """The newest visible profiles with an approved photo, as cards (cached briefly)."""
+    return _cached_cards(site, "cards", ("-created", "-pk"), limit)
 
 
 def online_cards(site: Site, *, limit: int = LIST_SIZE) -> list[dict]:
     """For "alone tonight": members who logged in most recently first, then the newest."""
-
-    def build() -> list[dict]:
-        today = timezone.localdate()
-        profiles = _niche_profiles(site).order_by(F("user__last_login").desc(nulls_last=True), "-created", "-pk")[
-            :LIST_SIZE
-        ]
-        return [profile_card(profile, site=site, today=today) for profile in profiles]
-
-    return cache.get_or_set(f"landers:online:{site.pk}", build, LIST_CACHE_SECONDS)[:limit]
+    return _cached_cards(site, "online", (F("user__last_login").desc(nulls_last=True), "-created", "-pk"), limit)
 
 
 def region_groups(site: Site, *, country: str, limit: int = 6, per_region: int = 4) -> list[dict]:
@@ -95,10 +95,8 @@ def region_groups(site: Site, *, country: str, limit: int = 6, per_region: int =
     [{"code", "name", "count", "cards"}]. Two queries, cached briefly."""
 
     def build() -> list[dict]:
-        profiles = profiles_visible_to(None).filter(
-            gender__in=looking_for_genders(site=site, gender="", sexuality=""), country=country
-        )
-        counts = Counter(dict(_region_counts(profiles)))
+        by_region = _niche_visible(site).filter(country=country).values_list("region").annotate(count=Count("pk"))
+        counts = Counter(dict(by_region.order_by()))
         top = [code for code, _count in counts.most_common(limit) if code]
         today = timezone.localdate()
         cards: dict[str, list[dict]] = {code: [] for code in top}
@@ -121,12 +119,6 @@ def _plain_region_name(code: str) -> str:
     return re.sub(r"\s*\[[^\]]*\]$", "", region_name(code))
 
 
-def _region_counts(profiles: QuerySet[Profile]):
-    from django.db.models import Count
-
-    return profiles.values_list("region").annotate(count=Count("pk")).order_by()
-
-
 def featured_profile(profile_id: int) -> Profile | None:
     """A member landers may feature: visible to visitors (not disabled, invisible or
     deleted). Its photo is shown only when approved (member_photos)."""
@@ -135,14 +127,14 @@ def featured_profile(profile_id: int) -> Profile | None:
 
 def member_photos(profile: Profile, *, limit: int = 6) -> list[dict]:
     """The member's approved photos' thumbnails, main photo first."""
-    photos = Photo.objects.filter(profile=profile, status=PhotoStatus.ACTIVE).exclude(thumb="").order_by("created")
+    photos = photos_visible_to(None, profile).exclude(thumb="")
     items = [{"id": photo.pk, "thumb": photo.thumb.url} for photo in photos[: limit + 1]]
     items.sort(key=lambda item: item["id"] != profile.main_photo_id)
     return items[:limit]
 
 
 def approved_photo_count(profile: Profile) -> int:
-    return Photo.objects.filter(profile=profile, status=PhotoStatus.ACTIVE).count()
+    return photos_visible_to(None, profile).count()
 
 
 def site_lander_video(site: Site) -> LanderVideo | None:

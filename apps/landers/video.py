@@ -143,16 +143,14 @@ def lander_video_make(*, site: Site, slides: int = SLIDES) -> LanderVideo:
         name = f"video-{secrets.token_hex(6)}"
         with transaction.atomic():
             video = LanderVideo.objects.select_for_update().filter(site=site).first() or LanderVideo(site=site)
-            old = [field.name for field in (video.webm, video.mp4, video.poster) if field]
+            old = [field.name for field in video.files if field]
             video.slides, video.slide_seconds = len(pictures), SLIDE_SECONDS
             video.webm.save(f"{name}.webm", ContentFile(webm), save=False)
             video.mp4.save(f"{name}.mp4", ContentFile(mp4), save=False)
             video.poster.save(f"{name}.jpg", ContentFile(poster), save=False)
             video.width = video.height = SIDE
             video.save()
-        storage = LanderVideo._meta.get_field("webm").storage
-        for path in old:
-            storage.delete(path)
+        _files_delete(old)
         return video
 
 
@@ -162,8 +160,12 @@ def lander_video_delete(*, site: Site) -> None:
         video = LanderVideo.objects.filter(site=site).first()
         if video is None:
             return
-        paths = [field.name for field in (video.webm, video.mp4, video.poster) if field]
+        paths = [field.name for field in video.files if field]
         video.delete()
-        storage = LanderVideo._meta.get_field("webm").storage
-        for path in paths:
-            storage.delete(path)
+        _files_delete(paths)
+
+
+def _files_delete(paths: list[str]) -> None:
+    storage = LanderVideo._meta.get_field("webm").storage
+    for path in paths:
+        storage.delete(path)

@@ -10,6 +10,7 @@ the tracking cookie; the account made afterwards keeps them (SignupTracking.land
 from __future__ import annotations
 
 import math
+import mimetypes
 import re
 from urllib.parse import urlencode
 
@@ -57,6 +58,8 @@ MEMBER_LANDERS = {"landing": "member-landing", "landing2": "member-landing2", "l
 
 # Images in the first screen of a phone are loaded at once, the rest lazily.
 EAGER_IMAGES = 4
+# The message of the normal 404 page.
+NOT_FOUND = gettext_lazy("This page could not be found")
 
 
 # --- Shared ---------------------------------------------------------------------------
@@ -78,6 +81,16 @@ def _signup_context(request: HttpRequest, *, profile: Profile | None = None) -> 
     }
 
 
+def _member_context(request: HttpRequest, profile: Profile) -> dict:
+    """The featured member as the member landers show them (their card in the first screen)."""
+    site = request.site
+    return {
+        "profile": profile,
+        "card": {**profile_card(profile, site=site), "eager": True},
+        "location": profile_location(site=site, profile=profile),
+    }
+
+
 def _eager(cards: list[dict], count: int = EAGER_IMAGES) -> list[dict]:
     """Copies of the (cached) cards, the first `count` marked to load at once."""
     return [{**card, "eager": index < count} for index, card in enumerate(cards)]
@@ -89,15 +102,7 @@ def _render(request: HttpRequest, template: str, context: dict, *, lander: str, 
     for key in ("cards", "others"):
         if key in context:
             context[key] = _eager(context[key], eager if key == "cards" else 0)
-    copy = niche_copy(site.niche)
-    context = {
-        "copy": copy,
-        "lander": lander,
-        "campaign": slug,
-        "thumb_side": THUMB_SIDE,
-        "eager_images": EAGER_IMAGES,
-        **context,
-    }
+    context = {"copy": niche_copy(site.niche), "lander": lander, "thumb_side": THUMB_SIDE, **context}
     response = render(request, template, context)
     lander_visit_keep(response, request, lander=lander, campaign=slug)
     return response
@@ -185,8 +190,7 @@ def _generic_context(request: HttpRequest, lander: str) -> dict:
 
 @require_safe
 def generic_lander(request: HttpRequest, lander: str, slug: str = "") -> HttpResponse:
-    if lander not in GENERIC_LANDERS:
-        raise Http404(_("This page could not be found"))
+    """/landers/<lander> and /landers/<lander>/<slug> (urls.py routes GENERIC_LANDERS only)."""
     if request.user.is_authenticated:
         return redirect("members")
     context = {**_signup_context(request), **_generic_context(request, lander)}
@@ -199,7 +203,7 @@ def generic_lander(request: HttpRequest, lander: str, slug: str = "") -> HttpRes
 def _member_or_404(id: int) -> Profile:
     profile = featured_profile(id)
     if profile is None:
-        raise Http404(_("This page could not be found"))
+        raise Http404(NOT_FOUND)
     return profile
 
 
@@ -210,14 +214,10 @@ def member_lander(request: HttpRequest, id: int, variant: str, slug: str = "") -
     profile = _member_or_404(id)
     if request.user.is_authenticated:
         return redirect("members-id", id=profile.pk)
-    site = request.site
-    card = {**profile_card(profile, site=site), "eager": True}
-    others = [other for other in lander_cards(site, limit=7) if other["id"] != profile.pk][:6]
+    others = [other for other in lander_cards(request.site, limit=7) if other["id"] != profile.pk][:6]
     context = {
         **_signup_context(request, profile=profile),
-        "profile": profile,
-        "card": card,
-        "location": profile_location(site=site, profile=profile),
+        **_member_context(request, profile),
         "photos": member_photos(profile),
         "photo_count": approved_photo_count(profile),
         "others": others,
@@ -235,16 +235,8 @@ def member_signup(request: HttpRequest, id: int) -> HttpResponse:
     profile = _member_or_404(id)
     if request.user.is_authenticated:
         return redirect("members-id", id=profile.pk)
-    site = request.site
-    open_ = signup_allowed(request=request)
-    context = {
-        "profile": profile,
-        "card": {**profile_card(profile, site=site), "eager": True},
-        "location": profile_location(site=site, profile=profile),
-        "signups_open": open_,
-        "login_url": f"{reverse('login')}?{urlencode({'next': reverse('members-id', args=[profile.pk])})}",
-        "signup_props": signup_island_props(request, profile=profile),
-    }
+    # The island says itself when this visitor may not sign up (its signupsOpen).
+    context = {**_member_context(request, profile), "signup_props": signup_island_props(request, profile=profile)}
     return _render(request, "landers/member_signup.html", context, lander="member-signup", slug="")
 
 
@@ -260,16 +252,15 @@ def lander_media(request: HttpRequest, path: str) -> HttpResponse:
     that answers them."""
     media_path_check(path, "landers")
     video = site_lander_video(request.site)
-    if video is None or path not in {video.webm.name, video.mp4.name, video.poster.name}:
-        raise Http404(_("This page could not be found"))
-    field = {video.webm.name: video.webm, video.mp4.name: video.mp4, video.poster.name: video.poster}[path]
+    field = {file.name: file for file in video.files}.get(path) if video else None
+    if field is None:
+        raise Http404(NOT_FOUND)
     try:
         with field.open("rb") as handle:
             data = handle.read()
     except OSError as error:
-        raise Http404(_("This page could not be found")) from error
-    content_type = {"webm": "video/webm", "mp4": "video/mp4", "jpg": "image/jpeg"}[path.rsplit(".", 1)[-1]]
-    status, body, headers = 200, data, {}
+        raise Http404(NOT_FOUND) from error
+    response = HttpResponse(data, content_type=mimetypes.guess_type(path)[0])
     match = _RANGE.match(request.headers.get("Range", ""))
     if match and (match.group(1) or match.group(2)):
         size = len(data)
@@ -282,14 +273,11 @@ def lander_media(request: HttpRequest, path: str) -> HttpResponse:
             response = HttpResponse(status=416)
             response["Content-Range"] = f"bytes */{size}"
             return response
-        status, body = 206, data[start : end + 1]
-        headers["Content-Range"] = f"bytes {start}-{end}/{size}"
-    response = HttpResponse(body, status=status, content_type=content_type)
+        response.content, response.status_code = data[start : end + 1], 206
+        response["Content-Range"] = f"bytes {start}-{end}/{size}"
     response["Accept-Ranges"] = "bytes"
     # The names change with every new video: a file never changes under its name.
     response["Cache-Control"] = "public, max-age=31536000, immutable"
-    for key, value in headers.items():
-        response[key] = value
     return response
 
 
@@ -308,7 +296,7 @@ def captions(request: HttpRequest, language: str) -> HttpResponse:
     site = request.site
     video = site_lander_video(site)
     if video is None or language not in site.languages:
-        raise Http404(_("This page could not be found"))
+        raise Http404(NOT_FOUND)
     lines = niche_copy(site.niche).captions
     cues = ["WEBVTT", ""]
     with translation.override(language):
@@ -324,8 +312,6 @@ def captions(request: HttpRequest, language: str) -> HttpResponse:
 
 # --- Operators' site pages: /<token> -----------------------------------------------------
 
-SITE_PAGE_NOT_FOUND = gettext_lazy("This page could not be found")
-
 
 @require_safe
 def site_page_view(request: HttpRequest, token: str) -> HttpResponse:
@@ -335,6 +321,6 @@ def site_page_view(request: HttpRequest, token: str) -> HttpResponse:
     if page is None:
         # Exactly the 404 of an address no route matches (the error page names no route).
         request.resolver_match = None
-        raise Http404(SITE_PAGE_NOT_FOUND)
+        raise Http404(NOT_FOUND)
     context = {"page": page, "body": render_page_body(page.body), "summary": page_summary(page.body)}
     return render(request, "landers/site_page.html", context)
