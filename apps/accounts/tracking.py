@@ -11,7 +11,7 @@ too. docs/decisions.md says why.
 
 The same cookie keeps the lander the visitor saw last and its campaign label (the
 lander's {slug}, apps.landers): `lander_visit_keep`, stored with the account as
-SignupTracking.lander / .campaign."""
+SignupTracking.lander / .campaign (`signup_tracking_from_request`)."""
 
 import json
 from urllib.parse import urlencode
@@ -29,6 +29,8 @@ COOKIE = f"{settings.COOKIE_PREFIX}tracking"
 SALT = "apps.accounts.tracking"
 TRACKING_DAYS = 30
 VALUE_MAX_LENGTH = 100
+# What SignupTracking can store of each key.
+_MAX_LENGTHS = {key: SignupTracking._meta.get_field(key).max_length for key in _KEYS}
 
 CONSENT_COOKIE = f"{settings.COOKIE_PREFIX}consent"
 CONSENT_ALL, CONSENT_NECESSARY = "all", "necessary"
@@ -41,8 +43,9 @@ def consent(request: HttpRequest) -> str | None:
     return value if value in (CONSENT_ALL, CONSENT_NECESSARY) else None
 
 
-def _cookie_data(request: HttpRequest) -> dict[str, str]:
-    """Everything the cookie keeps: the tracking parameters and the lander's keys."""
+def _cookie_data(request: HttpRequest, keys=_KEYS) -> dict[str, str]:
+    """What the cookie keeps of `keys` (by default all: the tracking parameters and the
+    lander's keys)."""
     try:
         raw = request.get_signed_cookie(COOKIE, default=None, salt=SALT)
         data = json.loads(raw) if raw else {}
@@ -50,17 +53,18 @@ def _cookie_data(request: HttpRequest) -> dict[str, str]:
         return {}
     if not isinstance(data, dict):
         return {}
-    return {key: str(value)[:VALUE_MAX_LENGTH] for key, value in data.items() if key in _KEYS and value}
+    return {key: str(value)[: _MAX_LENGTHS[key]] for key, value in data.items() if key in keys and value}
 
 
 def tracking_from_request(request: HttpRequest) -> dict[str, str]:
     """The tracking parameters of spec §7 the visitor arrived with."""
-    return {key: value for key, value in _cookie_data(request).items() if key in PARAMS}
+    return _cookie_data(request, PARAMS)
 
 
-def lander_from_request(request: HttpRequest) -> dict[str, str]:
-    """{"lander", "campaign"} of the lander the visitor saw last (either may be missing)."""
-    return {key: value for key, value in _cookie_data(request).items() if key in LANDER_KEYS}
+def signup_tracking_from_request(request: HttpRequest) -> dict[str, str]:
+    """What the account keeps (SignupTracking's fields): the tracking parameters and the
+    lander the visitor saw last with its campaign label (any of them may be missing)."""
+    return _cookie_data(request)
 
 
 def lander_visit_keep(response: HttpResponse, request: HttpRequest, *, lander: str, campaign: str = "") -> None:

@@ -18,7 +18,7 @@ from apps.accounts.models import SignupMessage, SignupTracking, User, UserStatus
 from apps.accounts.selectors import signup_allowed, user_by_email
 from apps.accounts.services.directory import directory_sync
 from apps.accounts.services.tokens import member_token_read
-from apps.accounts.tracking import lander_from_request, tracking_from_request
+from apps.accounts.tracking import signup_tracking_from_request
 from apps.common.exceptions import ApplicationError
 from apps.notifications.consent import default_notification_types
 from apps.profiles.models import Profile, ProfileStatus
@@ -149,13 +149,7 @@ def member_signup(
     Profile.objects.create(
         user=user, name=user.username, date_of_birth=user.date_of_birth, country=country, status=ProfileStatus.DISABLED
     )
-    SignupTracking.objects.create(
-        user=user,
-        **{
-            key: value for key, value in tracking_from_request(request).items() if key in SignupTracking.TRACKING_FIELDS
-        },
-        **{key: value[:40] for key, value in lander_from_request(request).items()},
-    )
+    SignupTracking.objects.create(user=user, **signup_tracking_from_request(request))
     text = (signup_message or "").strip()
     # Only an active profile can receive the first message; anything else is dropped.
     if text and profile_id and Profile.objects.filter(pk=profile_id, status=ProfileStatus.ACTIVE).exists():
