@@ -26,13 +26,7 @@ from apps.profiles.selectors_view import (
     profile_page,
 )
 from apps.profiles.services.blocks import block_create, block_delete
-from apps.profiles.services.complaints import (
-    COMPLAINT_MAX_LENGTH,
-    complaint_create,
-    complaint_message,
-    complaint_photo,
-    complaint_profile,
-)
+from apps.profiles.services.complaints import COMPLAINT_MAX_LENGTH, complaint_create, complaint_subject
 
 
 def _url(name: str, fallback: str, *args) -> str:
@@ -168,32 +162,21 @@ def complaints_view(request: HttpRequest) -> HttpResponse:
             else:
                 return render(request, "profiles/complaint_done.html")
     else:
-        initial = {"email": member.email if member else ""}
-        for key in ("profile", "photo", "message"):
-            raw = request.GET.get(key, "")
-            initial[key] = int(raw) if raw.isdigit() and len(raw) < 19 else None
-        form = ComplaintForm(initial=initial)
-    ids = {key: _form_id(form, key) for key in ("profile", "photo", "message")}
-    about = complaint_profile(reporter=request.user, profile_id=ids["profile"])
-    photo = complaint_photo(reporter=request.user, photo_id=ids["photo"], profile=about)
-    message = complaint_message(reporter=request.user, message_id=ids["message"], profile=about)
-    if about is None:
-        about = photo.profile if photo is not None else (message.sender_profile if message is not None else None)
+        form = ComplaintForm(initial={"email": member.email if member else ""})
+    # What the complaint names: the link's query (?profile=, ?photo=, ?message=), then the form's hidden fields.
+    named = request.POST if request.method == "POST" else request.GET
+    subject = complaint_subject(
+        reporter=request.user,
+        profile_id=named.get("profile"),
+        photo_id=named.get("photo"),
+        message_id=named.get("message"),
+    )
     context = {
         "form": form,
-        "about": about,
-        "about_photo": photo,
-        "about_message": message,
+        "about": subject.about,
+        "about_photo": subject.photo,
+        "about_message": subject.message,
         "member": member,
         "text_max_length": COMPLAINT_MAX_LENGTH,
     }
     return render(request, "profiles/complaints.html", context, status=status)
-
-
-def _form_id(form: ComplaintForm, key: str) -> int | None:
-    value = form[key].value()
-    try:
-        value = int(value) if value not in (None, "") else None
-    except (TypeError, ValueError):
-        return None
-    return value if value is None or 0 < value < 2**63 else None

@@ -1,5 +1,7 @@
 """Complaints (spec §2 route "complaints"), kept for customer support."""
 
+from typing import NamedTuple
+
 from allauth.core import ratelimit
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
@@ -9,7 +11,7 @@ from django.utils.translation import gettext as _
 
 from apps.chat.models import Message
 from apps.common.exceptions import ApplicationError
-from apps.moderation.index import complaint_case_sync, current_site
+from apps.moderation.index import complaint_case_sync
 from apps.profiles.models import Complaint, ComplaintReason, Photo, PhotoStatus, Profile
 from apps.profiles.visibility import profiles_visible_to
 
@@ -17,15 +19,20 @@ COMPLAINT_MAX_LENGTH = 5000
 RATE_LIMIT_ACTION = "complaint"  # settings.ACCOUNT_RATE_LIMITS
 
 
-def complaint_profile(*, reporter, profile_id: int | None) -> Profile | None:
-    """The profile a complaint may be about: one that others may see, not the reporter's
+def _reportable_profiles(reporter):
+    """The profiles a complaint may be about: ones that others may see, not the reporter's
     own. A profile the reporter blocked still counts (block, then report)."""
-    if not profile_id:
-        return None
     profiles = profiles_visible_to(None)
     if getattr(reporter, "is_authenticated", False):
         profiles = profiles.exclude(user_id=reporter.pk)
-    return profiles.filter(pk=profile_id).first()
+    return profiles
+
+
+def complaint_profile(*, reporter, profile_id: int | None) -> Profile | None:
+    """The profile a complaint may be about (_reportable_profiles)."""
+    if not profile_id:
+        return None
+    return _reportable_profiles(reporter).filter(pk=profile_id).first()
 
 
 def complaint_photo(*, reporter, photo_id: int | None, profile: Profile | None) -> Photo | None:
@@ -33,11 +40,8 @@ def complaint_photo(*, reporter, photo_id: int | None, profile: Profile | None) 
     see (of `profile` when the complaint names one)."""
     if not photo_id:
         return None
-    profiles = profiles_visible_to(None)
-    if getattr(reporter, "is_authenticated", False):
-        profiles = profiles.exclude(user_id=reporter.pk)
     photos = Photo.objects.select_related("profile").filter(
-        pk=photo_id, status=PhotoStatus.ACTIVE, profile__in=profiles
+        pk=photo_id, status=PhotoStatus.ACTIVE, profile__in=_reportable_profiles(reporter)
     )
     if profile is not None:
         photos = photos.filter(profile=profile)
@@ -73,11 +77,39 @@ def _id_or_none(value) -> int | None:
     return number if 0 < number < 2**63 else -1
 
 
+class ComplaintSubject(NamedTuple):
+    """What a complaint names, each None where it names nothing or nothing the reporter
+    may name."""
+
+    profile: Profile | None
+    photo: Photo | None
+    message: Message | None
+
+    @property
+    def about(self) -> Profile | None:
+        """The profile complained about: the one named, else the photo's or the message's."""
+        if self.profile is not None:
+            return self.profile
+        if self.photo is not None:
+            return self.photo.profile
+        return self.message.sender_profile if self.message is not None else None
+
+
+def complaint_subject(*, reporter, profile_id=None, photo_id=None, message_id=None) -> ComplaintSubject:
+    """The profile, photo and message a complaint names (the ids may be raw input: what
+    is not an id is never found)."""
+    profile = complaint_profile(reporter=reporter, profile_id=_id_or_none(profile_id))
+    return ComplaintSubject(
+        profile=profile,
+        photo=complaint_photo(reporter=reporter, photo_id=_id_or_none(photo_id), profile=profile),
+        message=complaint_message(reporter=reporter, message_id=_id_or_none(message_id), profile=profile),
+    )
+
+
 def complaint_create(
     *,
     request: HttpRequest,
     reporter,
-    site=None,
     reason: str,
     text: str,
     email: str,
@@ -85,15 +117,14 @@ def complaint_create(
     photo_id: int | None = None,
     message_id: int | None = None,
 ) -> Complaint:
-    """Store a complaint from a member or a visitor (`reporter` may be anonymous).
-    Members who leave the address out are answered at their account's address.
-    Raises ApplicationError with `extra["fields"]` for input errors, before anything
-    is stored or counted; rate-limited per IP address after that. `photo_id` and
-    `message_id` name the photo or the message complained about (the profile follows
+    """Store a complaint from a member or a visitor (`reporter` may be anonymous) on the
+    request's site. Members who leave the address out are answered at their account's
+    address. Raises ApplicationError with `extra["fields"]` for input errors, before
+    anything is stored or counted; rate-limited per IP address after that. `photo_id`
+    and `message_id` name the photo or the message complained about (the profile follows
     from them when not given); an id the reporter may not name is an input error. The
     complaint enters support's queue (apps.moderation) in the same transaction."""
     member = reporter if getattr(reporter, "is_authenticated", False) else None
-    site = site or getattr(request, "site", None) or current_site()
     errors: dict[str, list[str]] = {}
     if reason not in ComplaintReason.values:
         errors["reason"] = [_("Choose a reason.")]
@@ -111,15 +142,14 @@ def complaint_create(
         except ValidationError:
             errors["email"] = [_("Invalid email")]
     profile_id, photo_id, message_id = _id_or_none(profile_id), _id_or_none(photo_id), _id_or_none(message_id)
-    profile = complaint_profile(reporter=reporter, profile_id=profile_id)
-    if profile_id and profile is None:
+    subject = complaint_subject(reporter=reporter, profile_id=profile_id, photo_id=photo_id, message_id=message_id)
+    if profile_id and subject.profile is None:
         errors["profile"] = [_("This profile could not be found.")]
-    photo = complaint_photo(reporter=reporter, photo_id=photo_id, profile=profile)
-    if photo_id and photo is None:
+    if photo_id and subject.photo is None:
         errors["photo"] = [_("This photo could not be found.")]
-    message = complaint_message(reporter=reporter, message_id=message_id, profile=profile)
-    if message_id and message is None:
+    if message_id and subject.message is None:
         errors["message"] = [_("This message could not be found.")]
+    photo, message = subject.photo, subject.message
     if photo is not None and message is not None and photo.profile_id != message.sender_profile_id:
         errors["photo"] = [_("The photo and the message are from different members.")]
     if errors:
@@ -128,11 +158,9 @@ def complaint_create(
         raise ApplicationError(
             "too_many_complaints", _("Too many complaints sent, please try again later."), status_code=429
         )
-    if profile is None:
-        profile = photo.profile if photo is not None else (message.sender_profile if message is not None else None)
     with transaction.atomic():
         complaint = Complaint.objects.create(
-            reporter=member, profile=profile, photo=photo, message=message, reason=reason, text=text, email=email
+            reporter=member, profile=subject.about, photo=photo, message=message, reason=reason, text=text, email=email
         )
-        complaint_case_sync(site=site, complaint=complaint)
+        complaint_case_sync(site=request.site, complaint=complaint)
     return complaint
