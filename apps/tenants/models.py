@@ -400,9 +400,9 @@ class Site(TenantMixin):
             field = "push_private_key" if public else "push_public_key"
             errors.setdefault(field, []).append(_("A site's own push key pair needs both halves."))
             return
-        if not (public and private) or "push_public_key" in errors or "push_private_key" in errors:
-            return
-        from apps.tenants.validators import vapid_public_key_of
+        if not (public and private and _is_valid(vapid_public_key, public) and _is_valid(vapid_private_key, private)):
+            return  # the fields' own validators say what is wrong
+        from apps.notifications.vapid import vapid_public_key_of
 
         if vapid_public_key_of(private) != public.rstrip("="):
             errors.setdefault("push_public_key", []).append(_("This public key does not belong to the private key."))

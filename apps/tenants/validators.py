@@ -76,7 +76,14 @@ class HttpsUrl:
 https_url = HttpsUrl()
 
 
+# The order of the P-256 group: a private key is a number from 1 to this minus one.
+_P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+
+
 def _b64url(value: str) -> bytes | None:
+    """The bytes of a base64url text (padding optional); None when it is not one."""
+    if not value or not re.fullmatch(r"[A-Za-z0-9_-]+={0,2}", value):
+        return None
     try:
         return base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
     except (binascii.Error, ValueError):
@@ -85,7 +92,7 @@ def _b64url(value: str) -> bytes | None:
 
 def vapid_public_key(value: str) -> None:
     """A web push (VAPID) public key: an uncompressed P-256 point, base64url."""
-    raw = _b64url(value) if value and re.fullmatch(r"[A-Za-z0-9_-]+={0,2}", value) else None
+    raw = _b64url(value)
     if raw is None or len(raw) != 65 or raw[0] != 4:
         raise ValidationError(
             _("Enter the public key as web push expects it: 87 characters of base64url (a P-256 point)."),
@@ -94,23 +101,10 @@ def vapid_public_key(value: str) -> None:
 
 
 def vapid_private_key(value: str) -> None:
-    """A web push (VAPID) private key: 32 bytes, base64url."""
-    raw = _b64url(value) if value and re.fullmatch(r"[A-Za-z0-9_-]+={0,2}", value) else None
-    if raw is None or len(raw) != 32:
+    """A web push (VAPID) private key: 32 bytes, base64url, a number the curve accepts."""
+    raw = _b64url(value)
+    if raw is None or len(raw) != 32 or not 0 < int.from_bytes(raw, "big") < _P256_ORDER:
         raise ValidationError(
             _("Enter the private key as web push expects it: 43 characters of base64url (32 bytes)."),
             code="vapid_private_key",
         )
-
-
-def vapid_public_key_of(private_key: str) -> str | None:
-    """The base64url public key (no padding) of a base64url VAPID private key."""
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-
-    raw = _b64url(private_key)
-    if raw is None or len(raw) != 32:
-        return None
-    key = ec.derive_private_key(int.from_bytes(raw, "big"), ec.SECP256R1())
-    point = key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
-    return base64.urlsafe_b64encode(point).decode().rstrip("=")

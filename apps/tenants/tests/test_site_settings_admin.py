@@ -189,6 +189,24 @@ def test_a_push_key_pair_must_belong_together(operator, site, rf):
     assert "does not belong to the private key" in body
 
 
+@pytest.mark.parametrize(
+    "private",
+    [
+        "A" * 43,  # zero: no key of the curve
+        "_" * 43,  # above the curve's order
+        "not-a-key",
+    ],
+)
+def test_a_push_private_key_the_curve_refuses_gets_its_own_error(operator, site, rf, private):
+    user, client = operator
+    _private, public = vapid_keys_generate()
+    before = Site.objects.values().get(pk=site.pk)
+    body = errors_of(post(client, site, change_data(rf, user, site, push_public_key=public, push_private_key=private)))
+    assert "Enter the private key as web push expects it" in body
+    assert "does not belong to the private key" not in body  # only the key's own error
+    assert Site.objects.values().get(pk=site.pk) == before
+
+
 def test_a_domain_is_a_lower_case_host_name(operator, site, rf):
     user, client = operator
     data = change_data(rf, user, site)
