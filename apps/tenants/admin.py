@@ -107,12 +107,9 @@ class SiteAdminForm(forms.ModelForm):
         from django_countries import countries as country_names
 
         self.fields["regions"].choices = [
-            (
-                country_names.name(code) or code,
-                [(region["code"], region["name"]) for region in regions_for_country(code)],
-            )
+            (country_names.name(code) or code, [(region["code"], region["name"]) for region in regions])
             for code in countries
-            if regions_for_country(code)
+            if (regions := regions_for_country(code))
         ]
         for name in self.SECRETS:
             stored = bool(getattr(self.instance, name, ""))
@@ -133,10 +130,10 @@ class SiteAdminForm(forms.ModelForm):
         for name in self.SECRETS:
             cleaned[name] = self._secret(name)
         # Fixed choices are stored in their own order.
-        for name, choices in (("visible_profile_fields", PROFILE_FIELDS), ("search_fields", PROFILE_FIELDS)):
+        for name in ("visible_profile_fields", "search_fields"):
             if name in cleaned:
                 chosen = set(cleaned[name])
-                cleaned[name] = [code for code, _label in choices if code in chosen]
+                cleaned[name] = [code for code, _label in PROFILE_FIELDS if code in chosen]
         return cleaned
 
 

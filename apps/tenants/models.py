@@ -47,10 +47,6 @@ def _is_valid(validator, value) -> bool:
     return True
 
 
-def _is_one_line(value: str) -> bool:
-    return _is_valid(one_line, value)
-
-
 def _default_languages() -> list[str]:
     return ["en"]
 
@@ -119,7 +115,7 @@ class Company(models.Model):
         # Each item of a list is checked here: the admin shows an item's own error from a
         # list field's validators without its message.
         errors = {}
-        bad = [name for name in self.tradenames if not _is_one_line(name)]
+        bad = [name for name in self.tradenames if not _is_valid(one_line, name)]
         if bad:
             errors["tradenames"] = [one_line.message]
         bad = [number for number in self.vat_numbers if not _is_valid(vat_number, number)]
@@ -365,12 +361,11 @@ class Site(TenantMixin):
             )
         if self.payment_gateway == "mollie" and not re.match(r"^(live|test)_\w{20,}$", self.mollie_api_key or ""):
             errors.setdefault("mollie_api_key", []).append(_("Enter the site's Mollie API key (live_… or test_…)."))
-        if len(set(self.visible_profile_fields)) != len(self.visible_profile_fields):
-            errors.setdefault("visible_profile_fields", []).append(_("Each field may be listed once."))
-        if len(set(self.search_fields)) != len(self.search_fields):
-            errors.setdefault("search_fields", []).append(_("Each field may be listed once."))
+        for name in ("visible_profile_fields", "search_fields"):
+            if len(set(getattr(self, name))) != len(getattr(self, name)):
+                errors.setdefault(name, []).append(_("Each field may be listed once."))
         folded = [interest.strip().casefold() for interest in self.interests]
-        if not all(_is_one_line(interest) for interest in self.interests):
+        if not all(_is_valid(one_line, interest) for interest in self.interests):
             errors.setdefault("interests", []).append(one_line.message)
         elif any(not interest for interest in folded):
             errors.setdefault("interests", []).append(_("An interest may not be empty."))

@@ -62,7 +62,6 @@
       // Rounded down, so 4.49 never shows as 4.5.
       ratio.textContent = (Math.floor(value * 100) / 100).toFixed(2) + ":1";
       warning.hidden = value >= MIN_CONTRAST;
-      box.setAttribute("data-contrast", value.toFixed(2));
     }
 
     primary.addEventListener("input", update);
