@@ -8,11 +8,7 @@
  * toggle button ([data-lander-video-toggle], hidden until now) plays and pauses it.
  */
 
-const REDUCED_MOTION = "(prefers-reduced-motion: reduce)";
-
-export function prefersReducedMotion(win: Window = window): boolean {
-  return typeof win.matchMedia === "function" && win.matchMedia(REDUCED_MOTION).matches;
-}
+import { prefersReducedMotion } from "../lib/motion";
 
 function wireToggle(video: HTMLVideoElement, toggle: HTMLButtonElement): void {
   const render = () => {

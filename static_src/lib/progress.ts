@@ -6,6 +6,8 @@
  * never show it. It is hidden again on pageshow (a page restored from the bfcache).
  */
 
+import { prefersReducedMotion } from "./motion";
+
 export const PROGRESS_THROTTLE_MS = 200;
 export const PROGRESS_DURATION_MS = 5000;
 export const PROGRESS_BAR_ID = "progress-bar";
@@ -24,10 +26,6 @@ export interface ProgressBar {
   done(): void;
   /** Removes listeners and the element. */
   uninstall(): void;
-}
-
-function prefersReducedMotion(win: Window): boolean {
-  return typeof win.matchMedia === "function" && win.matchMedia("(prefers-reduced-motion: reduce)").matches;
 }
 
 /** Whether a click on this link starts a full page navigation in this tab to our origin. */

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 
-import { installLanderVideos, prefersReducedMotion } from "../landerVideo";
+import { prefersReducedMotion } from "../../lib/motion";
+import { installLanderVideos } from "../landerVideo";
 
 function fakeWindow(matching: string[]): Window {
   return {
