@@ -17,14 +17,6 @@ from apps.profiles.models import Complaint, Photo, PhotoStatus
 from apps.tenants.models import Site
 
 
-def current_site() -> Site:
-    """The site whose schema the connection is in."""
-    tenant = getattr(connection, "tenant", None)
-    if isinstance(tenant, Site) and tenant.pk and tenant.schema_name == connection.schema_name:
-        return tenant
-    return Site.objects.get(schema_name=connection.schema_name)
-
-
 def _decision(photo: Photo) -> str:
     if photo.status == PhotoStatus.ACTIVE:
         return PhotoDecision.APPROVED
@@ -60,9 +52,8 @@ def photo_review_open(*, site: Site, photo: Photo) -> PhotoReview:
     return PhotoReview.objects.create(site=site, photo_id=photo.pk, **photo_review_values(photo))
 
 
-def photo_review_drop(*, photo_id: int, site: Site | None = None) -> None:
+def photo_review_drop(*, site: Site, photo_id: int) -> None:
     """The member deleted the photo: it leaves the queue (and the decided list)."""
-    site = site or current_site()
     PhotoReview.objects.filter(site=site, photo_id=photo_id).delete()
 
 

@@ -162,7 +162,7 @@ def my_profile(request: HttpRequest) -> HttpResponse:
             messages.success(request, _("Your main photo has been changed."))
             return _redirect("photos")
         if action == "photo_delete":
-            photo_delete(user=request.user, photo_id=request.POST.get("photo"))
+            photo_delete(site=request.site, user=request.user, photo_id=request.POST.get("photo"))
             messages.success(request, _("Picture deleted."))
             return _redirect("photos")
         if action:

@@ -62,7 +62,7 @@ def test_a_deleted_photo_leaves_the_queue(site):
     anna = person(site)
     photo = upload(site, anna)
     with on_site(site):
-        photo_delete(user=anna.user, photo_id=photo.pk)
+        photo_delete(site=site, user=anna.user, photo_id=photo.pk)
     assert not PhotoReview.objects.filter(site=site, photo_id=photo.pk).exists()
 
 

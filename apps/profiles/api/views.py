@@ -144,7 +144,7 @@ class PhotosApi(SiteApiView):
     def delete(self, request: Request) -> Response:
         serializer = self.PhotoDeleteInput(data=request.data if isinstance(request.data, dict) else {})
         serializer.is_valid(raise_exception=True)
-        photo_delete(user=request.user, photo_id=serializer.validated_data["photo"])
+        photo_delete(site=request._request.site, user=request.user, photo_id=serializer.validated_data["photo"])
         return _photos_answer(request, message=_("Picture deleted."))
 
 

@@ -109,7 +109,7 @@ def _files_delete(names: list[str]) -> None:
 
 
 @transaction.atomic
-def photo_delete(*, user: User, photo_id) -> None:
+def photo_delete(*, site: Site, user: User, photo_id) -> None:
     """Delete one of the member's own photos and, once committed, its files. When it was
     the main photo, the oldest remaining approved photo (else pending) takes its place."""
     profile = _profile_for(user, lock=True)
@@ -118,7 +118,7 @@ def photo_delete(*, user: User, photo_id) -> None:
     was_main = profile.main_photo_id == photo.pk
     photo_id = photo.pk
     photo.delete()
-    photo_review_drop(photo_id=photo_id)
+    photo_review_drop(site=site, photo_id=photo_id)
     if was_main:
         _main_photo_replace(profile)
     transaction.on_commit(lambda: _files_delete(files))

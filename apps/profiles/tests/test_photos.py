@@ -1,6 +1,7 @@
 """The member's own photos (spec §5, §9; issue 4 item 2): upload within the limit,
 main photo, deletion, statuses, visibility to others, the photo files, the API."""
 
+from functools import partial
 from pathlib import Path
 from unittest import mock
 
@@ -149,7 +150,7 @@ def test_delete_removes_the_row_and_the_files(site, anna, django_capture_on_comm
     with on_site(site):
         assert default_storage.exists(photo.image.name)
         with django_capture_on_commit_callbacks(execute=True):
-            photo_delete(user=anna, photo_id=photo.pk)
+            photo_delete(site=site, user=anna, photo_id=photo.pk)
         assert not Photo.objects.filter(pk=photo.pk).exists()
         assert not default_storage.exists(photo.image.name)
         assert not default_storage.exists(photo.thumb.name)
@@ -161,7 +162,7 @@ def test_deleting_the_main_photo_makes_an_approved_one_main(site, anna, django_c
     with on_site(site):
         Photo.objects.filter(pk=active.pk).update(status=PhotoStatus.ACTIVE)
         with django_capture_on_commit_callbacks(execute=True):
-            photo_delete(user=anna, photo_id=main.pk)
+            photo_delete(site=site, user=anna, photo_id=main.pk)
         assert Profile.objects.get(user=anna).main_photo_id == active.pk
     assert pending.pk
 
@@ -169,7 +170,7 @@ def test_deleting_the_main_photo_makes_an_approved_one_main(site, anna, django_c
 def test_another_members_photo_is_not_found(site, anna, bob):
     photo = upload(site, bob)
     with on_site(site):
-        for call in (photo_set_main, photo_delete):
+        for call in (photo_set_main, partial(photo_delete, site=site)):
             with pytest.raises(ApplicationError) as error:
                 call(user=anna, photo_id=photo.pk)
             assert error.value.status_code == 404
