@@ -141,11 +141,12 @@ class PhotoReviewAdmin(_QueueAdmin):
             current.delete()  # the member's photo is gone: so is its place in the queue
         else:
             current = None
-        total = photo_queue(site_id=site_id).count() if items else 0
         position = next((index for index, review in enumerate(items) if current and review.pk == current.pk), None)
         previous_item = items[position - 1] if position else None
         next_item = items[position + 1] if position is not None and position + 1 < len(items) else None
         sites = photo_queue_sites()
+        waiting = {row["site_id"]: row["count"] for row in sites}
+        total = waiting.get(site_id, 0) if site_id else sum(waiting.values())
         site_name = next((row["site__name"] for row in sites if row["site_id"] == site_id), "")
         if current is not None and form is None:
             form = PhotoDecisionForm(initial={"next": next_item.pk if next_item else None, "site": site_id})
