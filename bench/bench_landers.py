@@ -5,7 +5,7 @@ gallery lander with a campaign slug, the page paid traffic lands on) on one site
 demo profiles, served by one uvicorn worker in a subprocess and loaded by bench.loadgen
 (keep-alive, fixed concurrency, no cookies kept: every request is a first visit, so each
 answer also sets the tracking cookie). First with that site alone (the baseline), then
-with --sites sites in all (made as bench_landing makes them). Goal RPS(many)/RPS(1) >= 0.9.
+with --sites sites in all (bench.many_sites, as for the landing page). Goal RPS(many)/RPS(1) >= 0.9.
 
 Then the bytes a first visit transfers, gzip-compressed as a server or CDN sends text
 (level 6; JPEG as it is): the HTML, the stylesheet and the images of the first screen
@@ -17,12 +17,10 @@ plain link without any script, which the benchmark checks.
 from __future__ import annotations
 
 import gzip
-import os
 import re
-import time
 
-from bench import bench_landing
-from bench.common import ROOT, BenchError, Result, database_stats, log, median, run_loadgen, uvicorn_server
+from bench.common import ROOT, BenchError, Result, log
+from bench.many_sites import grow_to, measure, measured_site_alone, rps_ratio
 
 NAME = "landers"
 MEASURED_DOMAIN = "landers.bench.localhost"
@@ -33,32 +31,6 @@ PROFILES = 24
 
 def title(sites: int) -> str:
     return f"lander req/s: {sites:,} sites vs 1 site"
-
-
-def measure(label: str, options, database_url: str, check=None) -> dict:
-    requests_total = options.warmup + options.requests
-    with uvicorn_server(MEASURED_DOMAIN, MEASURED_NAME, path=LANDER_PATH) as (base_url, pid):
-        before = database_stats(database_url)
-        report = run_loadgen(
-            base_url, MEASURED_DOMAIN, MEASURED_NAME, path=LANDER_PATH,
-            requests=max(1, options.requests // options.rounds), warmup=options.warmup,
-            concurrency=options.concurrency, rounds=options.rounds, server_pid=pid,
-        )  # fmt: skip
-        time.sleep(1.2)  # backends report their statistics at most once a second
-        after = database_stats(database_url)
-        report["database_per_request"] = {
-            key: round((after[key] - before[key]) / requests_total, 3) for key in ("sessions", "transactions")
-        }
-        rps = [item["rps"] for item in report["rounds"]]
-        cpu = report["server_cpu_ms_per_request_median"]
-        log(
-            f"  {label}: best {report['rps_best']:.0f} req/s (rounds {', '.join(f'{value:.0f}' for value in rps)}), "
-            f"p50 {median([r['latency_ms_p50'] for r in report['rounds']]):.1f} ms"
-            + (f", server CPU {cpu:.2f} ms/request" if cpu is not None else "")
-        )
-        if check is not None:
-            report["check"] = check(base_url)
-        return report
 
 
 def _gzip_size(data: bytes) -> int:
@@ -117,61 +89,31 @@ def run(options) -> list[Result]:
     from django.db import connection
 
     from apps.profiles.services.demo import demo_profiles_seed
-    from apps.tenants.services import company_get_or_create, site_create
 
     target = options.sites
     result = Result(name=NAME, title=title(target), goal=">= 0.9")
     if target < 2:
         raise BenchError("--sites must be at least 2")
-    connection.set_schema_to_public()
-    leftovers = list(bench_landing.tenant_sites())
-    if leftovers:
-        log(f"  deleting the {len(leftovers):,} sites of earlier benchmarks (the baseline is one site alone)")
-    for site in leftovers:
-        site.delete()
-    company = company_get_or_create(**bench_landing.BENCH_COMPANY)
-    site = site_create(
-        name=MEASURED_NAME, domain=MEASURED_DOMAIN, company=company, languages=["en", "fr"],
-        domain_language="en", countries=["GB", "IE"], index_title=f"{MEASURED_NAME}: meet singles near you",
-        description="Chat, flirt and meet people near you.", support_email="support@landers.bench.localhost",
-    )  # fmt: skip
+    site = measured_site_alone(name=MEASURED_NAME, domain=MEASURED_DOMAIN, countries=["GB", "IE"])
     made = demo_profiles_seed(site=site, count=PROFILES, seed=11)
     connection.set_schema_to_public()
     log(f"  {MEASURED_DOMAIN}: {made} demo profiles")
-    database_url = os.environ["DATABASE_URL"]
+    page = {"domain": MEASURED_DOMAIN, "name": MEASURED_NAME, "path": LANDER_PATH}
 
     log(f"  measuring GET {LANDER_PATH} with 1 site ({options.requests:,} requests after {options.warmup} warm-up)")
-    one = measure("1 site", options, database_url, check=page_weight)
+    one = measure("1 site", options, **page, check=page_weight)
     weight = one.pop("check")
     log(
         f"  first visit: {weight['without_scripts'] / 1024:.1f} KB without scripts, "
         f"{weight['with_scripts'] / 1024:.1f} KB with its {weight['scripts']} module scripts"
     )
 
-    log(f"  creating sites until there are {target:,}")
-    creation = bench_landing.create_sites(target, options)
-    if creation["total_sites"] != target:
-        raise BenchError(f"there are {creation['total_sites']:,} sites, not {target:,}")
-    settled = bench_landing.settle_database()
-    log(f"  database settled after {settled:.1f} s")
+    creation = grow_to(target, options)
 
     log(f"  measuring GET {LANDER_PATH} with {target:,} sites")
-    many = measure(f"{target:,} sites", options, database_url)
+    many = measure(f"{target:,} sites", options, **page)
 
-    result.baseline, result.baseline_label = one["rps_best"], f"{one['rps_best']:.0f} (1 site)"
-    result.measured, result.measured_label = many["rps_best"], f"{many['rps_best']:.0f} ({target:,})"
-    result.ratio = many["rps_best"] / one["rps_best"]
-    result.goal_met = result.ratio >= 0.9
-    cpu_one, cpu_many = one["server_cpu_ms_per_request_median"], many["server_cpu_ms_per_request_median"]
-    result.notes.append(
-        f"req/s median of rounds {one['rps_median']:.0f} (1 site) vs {many['rps_median']:.0f} ({target:,} sites)"
-        + (
-            f"; server CPU per request {cpu_one:.2f} ms vs {cpu_many:.2f} ms (ratio {cpu_one / cpu_many:.2f})"
-            if cpu_one and cpu_many
-            else ""
-        )
-        + f"; {many['database_per_request']['transactions']} database transactions per request"
-    )
+    rps_ratio(result, one, many, target)
 
     bytes_row = Result(
         name=NAME,

@@ -7,7 +7,7 @@ contain the site's name.
 
 First with that site alone in the database (the baseline), then after creating
 real sites with the application's site_create (each a schema of its own, an exact
-copy of the template; see create_sites) until there are --sites in all. The ratio
+copy of the template; see bench.many_sites.create_sites) until there are --sites in all. The ratio
 RPS(many)/RPS(1) should stay >= 0.9: serving a site must not get slower because
 other sites exist. A few of the other sites are requested
 too, to check each is served with its own name.
@@ -15,204 +15,21 @@ too, to check each is served with its own name.
 
 from __future__ import annotations
 
-import os
-import time
-
-from bench.common import (
-    BenchError,
-    Result,
-    database_stats,
-    log,
-    median,
-    run_loadgen,
-    uvicorn_server,
-)
+from bench.common import BenchError, Result, log
+from bench.many_sites import EDGE_CLONES, grow_to, measure, measured_site_alone, rps_ratio, site_domain, site_name
 
 NAME = "landing"
 
 MEASURED_DOMAIN = "landing.bench.localhost"
 MEASURED_NAME = "Bench Landing Site"
-BENCH_COMPANY = {
-    "name": "Bench Dating B.V.",
-    "address": "Benchstraat 1",
-    "city": "Amsterdam",
-    "country": "NL",
-    "support_phone": "+31 20 000 0000",
-}
 
 
 def title(sites: int) -> str:
     return f"landing page req/s: {sites:,} sites vs 1 site"
 
 
-def site_name(number: int) -> str:
-    return f"Bench Site {number:05d}"
-
-
 def sites_text(count: int) -> str:
     return f"{count:,} site" + ("" if count == 1 else "s")
-
-
-def site_domain(number: int) -> str:
-    return f"site-{number:05d}.bench.localhost"
-
-
-def tenant_sites():
-    from django.conf import settings
-
-    from apps.tenants.models import Site
-
-    return Site.objects.exclude(schema_name=settings.PUBLIC_SCHEMA_NAME)
-
-
-def measure(label: str, options, database_url: str, check=None) -> dict:
-    """One phase: a fresh server, warm-up, then the measured rounds; `check(base_url)`
-    runs on the same server afterwards."""
-    requests_total = options.warmup + options.requests
-    with uvicorn_server(MEASURED_DOMAIN, MEASURED_NAME) as (base_url, pid):
-        before = database_stats(database_url)
-        report = run_loadgen(
-            base_url, MEASURED_DOMAIN, MEASURED_NAME,
-            requests=max(1, options.requests // options.rounds), warmup=options.warmup,
-            concurrency=options.concurrency, rounds=options.rounds, server_pid=pid,
-        )  # fmt: skip
-        time.sleep(1.2)  # backends report their statistics at most once a second
-        after = database_stats(database_url)
-        report["database_per_request"] = {
-            key: round((after[key] - before[key]) / requests_total, 3) for key in ("sessions", "transactions")
-        }
-        rps = [item["rps"] for item in report["rounds"]]
-        cpu = report["server_cpu_ms_per_request_median"]
-        log(
-            f"  {label}: best {report['rps_best']:.0f} req/s (rounds {', '.join(f'{value:.0f}' for value in rps)}), "
-            f"p50 {median([r['latency_ms_p50'] for r in report['rounds']]):.1f} ms"
-            + (f", server CPU {cpu:.2f} ms/request" if cpu is not None else "")
-            + f"; per request {report['database_per_request']['sessions']} new database sessions, "
-            f"{report['database_per_request']['transactions']} transactions"
-        )
-        if check is not None:
-            report["check"] = check(base_url)
-        return report
-
-
-def _linear_fit(points: list[tuple[int, float]]) -> tuple[float, float] | None:
-    """Least squares seconds = a + b * sites_before, or None with too few points."""
-    if len({x for x, _y in points}) < 2:
-        return None
-    n = len(points)
-    mean_x = sum(x for x, _y in points) / n
-    mean_y = sum(y for _x, y in points) / n
-    b = sum((x - mean_x) * (y - mean_y) for x, y in points) / sum((x - mean_x) ** 2 for x, _y in points)
-    return mean_y - b * mean_x, b
-
-
-# site_create in one database session for hundreds of sites in a row would be a
-# pattern no web process has; a fresh session now and then keeps the backend's
-# caches of the relations it created from growing without bound.
-RECONNECT_EVERY = 100
-# Clones whose time is reported "at 1 site" and "at --sites sites": the first and
-# the last of this many.
-EDGE_CLONES = 10
-
-
-def create_sites(target: int, options) -> dict:
-    """Brings the database to `target` sites, each made by the application's own
-    site_create, each in a transaction of its own: all but the last as exact copies
-    of the template (apps.tenants.cloning), the last with migrations
-    (TENANT_CREATION_FAKES_MIGRATIONS=False), which gives both costs with `target`
-    sites. A few of the clones (the first, one in the middle, the last) are compared
-    with the template and the benchmark fails if one differs."""
-    from django.conf import settings
-    from django.db import connection
-    from django.test import override_settings
-
-    from apps.tenants.cloning import schema_signature, signature_differences
-    from apps.tenants.services import site_create
-
-    have = tenant_sites().count()
-    number = have + 1
-    started = time.perf_counter()
-    clones: list[tuple[int, float, int]] = []  # (sites before, seconds, site number)
-    migrations: dict | None = None
-
-    while have < target:
-        kind = "migrations" if have == target - 1 and target >= 3 else "clone"
-        t0 = time.perf_counter()
-        if kind == "migrations":
-            with override_settings(TENANT_CREATION_FAKES_MIGRATIONS=False):
-                site_create(name=site_name(number), domain=site_domain(number))
-        else:
-            site_create(name=site_name(number), domain=site_domain(number))
-        seconds = time.perf_counter() - t0
-        if kind == "clone":
-            clones.append((have, seconds, number))
-        else:
-            migrations = {"sites_before": have, "seconds": round(seconds, 4)}
-        have += 1
-        number += 1
-        if have % RECONNECT_EVERY == 0:
-            connection.close()
-        if have % 100 == 0:
-            recent = [seconds for _before, seconds, _number in clones[-100:]]
-            log(
-                f"  {have:,} sites, {time.perf_counter() - started:.0f} s so far; "
-                f"last 100 clones {median(recent):.3f} s/site (median)"
-            )
-        if time.perf_counter() - started > options.create_budget:
-            raise BenchError(
-                f"creating sites took more than --create-budget {options.create_budget:.0f} s ({have:,} of {target:,})"
-            )
-    seconds_total = time.perf_counter() - started
-    if clones:
-        log(f"  site_create (clone): {len(clones):,} sites in {sum(s for _n, s, _m in clones):.1f} s")
-    if migrations:
-        log(f"  site_create (migrations) at {migrations['sites_before']:,} sites: {migrations['seconds']:.3f} s")
-
-    template = schema_signature(settings.TENANT_BASE_SCHEMA)
-    checked = []
-    for _before, _seconds, site_number in sorted({clones[0], clones[len(clones) // 2], clones[-1]}) if clones else []:
-        schema = schema_of(site_number)
-        differences = signature_differences(template, schema_signature(schema))
-        if differences:
-            raise BenchError(f"the clone {schema} differs from the template: {'; '.join(differences)}")
-        checked.append(schema)
-    connection.set_schema_to_public()
-
-    fit = _linear_fit([(before, seconds) for before, seconds, _number in clones])
-    first = clones[:EDGE_CLONES]
-    last = clones[-EDGE_CLONES:]
-    return {
-        "total_sites": tenant_sites().count(),
-        "seconds": round(seconds_total, 2),
-        "clone": {
-            "sites": len(clones),
-            "seconds": [(before, round(seconds, 4)) for before, seconds, _number in clones],
-            "first": {
-                "sites_before": [first[0][0], first[-1][0]],
-                "median_seconds": round(median([s for _b, s, _n in first]), 4),
-            }
-            if first
-            else None,
-            "last": {
-                "sites_before": [last[0][0], last[-1][0]],
-                "median_seconds": round(median([s for _b, s, _n in last]), 4),
-            }
-            if last
-            else None,
-            "median_seconds": round(median([s for _b, s, _n in clones]), 4) if clones else None,
-            "fit_seconds": {"at_0_sites": round(fit[0], 4), "per_1000_more_sites": round(fit[1] * 1000, 4)}
-            if fit
-            else None,
-            "checked_against_template": checked,
-        },
-        "migrations": migrations,
-    }
-
-
-def schema_of(number: int) -> str:
-    from apps.tenants.models import Site
-
-    return Site.objects.get(domains__domain=site_domain(number)).schema_name
 
 
 def check_sites(base_url: str, numbers: list[int]) -> list[dict]:
@@ -234,79 +51,26 @@ def check_sites(base_url: str, numbers: list[int]) -> list[dict]:
     return checked
 
 
-def settle_database(limit: float = 90.0) -> float:
-    """Creating ~1,000 schemas leaves PostgreSQL with catalog bloat to vacuum and dirty
-    pages to write; on a 2-core machine that background work would be measured as if
-    it were the cost of serving many sites. Measure the steady state instead: write a
-    checkpoint, refresh the catalog statistics, and wait (bounded) until no autovacuum
-    worker runs."""
-    from django.db import connection
-
-    started = time.monotonic()
-    with connection.cursor() as cursor:
-        cursor.execute("CHECKPOINT")
-        cursor.execute("ANALYZE pg_catalog.pg_class, pg_catalog.pg_attribute, pg_catalog.pg_namespace")
-        while time.monotonic() - started < limit:
-            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'")
-            if cursor.fetchone()[0] == 0:
-                break
-            time.sleep(1.0)
-    return time.monotonic() - started
-
-
 def run(options) -> Result:
-    from django.db import connection
-
-    from apps.tenants.services import company_get_or_create, site_create
-
     target = options.sites
     result = Result(name=NAME, title=title(target), goal=">= 0.9")
     if target < 2:
         raise BenchError("--sites must be at least 2")
-    connection.set_schema_to_public()
-    leftovers = list(tenant_sites())
-    for site in leftovers:  # the baseline is one site alone
-        site.delete()
-    company = company_get_or_create(**BENCH_COMPANY)
-    site_create(
-        name=MEASURED_NAME, domain=MEASURED_DOMAIN, company=company, languages=["en", "fr"],
-        domain_language="en", countries=["GB", "US"], index_title=f"{MEASURED_NAME}: meet singles near you",
-        description="Chat, flirt and meet people near you.", support_email="support@landing.bench.localhost",
-    )  # fmt: skip
-    database_url = os.environ["DATABASE_URL"]  # the bench database (bench.common.setup_django)
+    measured_site_alone(name=MEASURED_NAME, domain=MEASURED_DOMAIN, countries=["GB", "US"])
+    site = {"domain": MEASURED_DOMAIN, "name": MEASURED_NAME}
 
     log(f"  measuring GET / with 1 site ({options.requests:,} requests after {options.warmup} warm-up)")
-    one = measure("1 site", options, database_url)
+    one = measure("1 site", options, **site)
 
-    log(f"  creating sites until there are {target:,}")
-    creation = create_sites(target, options)
-    log(f"  {creation['total_sites']:,} sites after {creation['seconds']:.1f} s")
-    if creation["total_sites"] != target:
-        raise BenchError(f"there are {creation['total_sites']:,} sites, not {target:,}")
-
-    settled = settle_database()
-    log(f"  database settled after {settled:.1f} s (checkpoint, catalog statistics, autovacuum idle)")
+    creation = grow_to(target, options)
 
     log(f"  measuring GET / with {target:,} sites")
     numbers = sorted({2, 3, target // 2, target - 1, target})  # early, middle and last clones; migrated
-    many = measure(f"{target:,} sites", options, database_url, check=lambda url: check_sites(url, numbers))
+    many = measure(f"{target:,} sites", options, **site, check=lambda url: check_sites(url, numbers))
     checked = many.pop("check")
     log(f"  {len(checked)} other sites served with their own names; an unknown host gets 404")
 
-    # The best round: other load on the machine can only slow a round down.
-    result.baseline, result.baseline_label = one["rps_best"], f"{one['rps_best']:.0f} (1 site)"
-    result.measured, result.measured_label = many["rps_best"], f"{many['rps_best']:.0f} ({target:,})"
-    result.ratio = many["rps_best"] / one["rps_best"]
-    cpu_one, cpu_many = one["server_cpu_ms_per_request_median"], many["server_cpu_ms_per_request_median"]
-    result.notes.append(
-        f"req/s median of rounds {one['rps_median']:.0f} (1 site) vs {many['rps_median']:.0f} ({target:,} sites)"
-        + (
-            f"; server CPU per request {cpu_one:.2f} ms vs {cpu_many:.2f} ms (ratio {cpu_one / cpu_many:.2f})"
-            if cpu_one and cpu_many
-            else ""
-        )
-    )
-    result.goal_met = result.ratio >= 0.9
+    rps_ratio(result, one, many, target)
     clone, migrations = creation["clone"], creation["migrations"]
     if clone["first"] and clone["last"]:
         first, last = clone["first"], clone["last"]
