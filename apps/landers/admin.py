@@ -7,10 +7,9 @@ from django.contrib import admin, messages
 from django.urls import Resolver404, resolve
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
-from django_tenants.utils import tenant_context
 
 from apps.landers.models import LanderVideo, SitePage
-from apps.landers.video import NoPhotos, lander_video_delete, lander_video_make
+from apps.landers.video import NoPhotos, lander_video_delete, lander_video_make, site_has_photos
 
 
 def token_taken_by_route(token: str) -> bool:
@@ -69,12 +68,8 @@ class LanderVideoForm(forms.ModelForm):
         fields = ("site",)
 
     def clean_site(self):
-        from apps.profiles.models import PhotoStatus, Profile
-
         site = self.cleaned_data["site"]
-        with tenant_context(site):
-            has_photos = Profile.objects.filter(main_photo__status=PhotoStatus.ACTIVE).exists()
-        if not has_photos:
+        if not site_has_photos(site):  # the same photos lander_video_make takes
             raise forms.ValidationError(_("This site has no approved photos to make a video from yet."))
         return site
 

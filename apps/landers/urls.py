@@ -2,6 +2,7 @@
 which config.urls puts last, so it never shadows another route."""
 
 from django.urls import path, re_path, register_converter
+from django.urls.converters import StringConverter
 
 from apps.landers import views
 from apps.landers.models import TOKEN_MAX_LENGTH, TOKEN_PATTERN
@@ -9,17 +10,11 @@ from apps.landers.models import TOKEN_MAX_LENGTH, TOKEN_PATTERN
 CAMPAIGN_MAX_LENGTH = 40
 
 
-class CampaignConverter:
+class CampaignConverter(StringConverter):
     """A lander's {slug}: a free campaign label, short, of [a-z0-9-] only. Anything
     else does not match, so the address is the normal 404 page (never a 5xx)."""
 
     regex = f"[a-z0-9-]{{1,{CAMPAIGN_MAX_LENGTH}}}"
-
-    def to_python(self, value: str) -> str:
-        return value
-
-    def to_url(self, value: str) -> str:
-        return value
 
 
 register_converter(CampaignConverter, "campaign")

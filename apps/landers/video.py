@@ -33,22 +33,34 @@ class NoPhotos(Exception):
     """The site has no approved photos to make a video from."""
 
 
-def _source_photos(limit: int) -> list[Image.Image]:
-    """Up to `limit` approved main photos of visible profiles, newest first, as squares
-    a little larger than the video (room for the zoom). Runs in the site's schema."""
+def _source_profiles():
+    """Visible profiles with an approved main photo, newest first: the video's sources.
+    Runs in the site's schema."""
     from apps.profiles.models import PhotoStatus
     from apps.profiles.visibility import profiles_visible_to
 
-    side = round(SIDE * (1 + ZOOM))
-    pictures: list[Image.Image] = []
-    profiles = (
+    return (
         profiles_visible_to(None)
         .filter(main_photo__status=PhotoStatus.ACTIVE)
         .exclude(main_photo__image="")
         .select_related("main_photo")
         .order_by("-created", "-pk")
     )
-    for profile in profiles[: limit * 2]:
+
+
+def site_has_photos(site: Site) -> bool:
+    """Whether the site has photos to make a video from (else lander_video_make raises
+    NoPhotos)."""
+    with tenant_context(site):
+        return _source_profiles().exists()
+
+
+def _source_photos(limit: int) -> list[Image.Image]:
+    """Up to `limit` approved main photos of visible profiles, newest first, as squares
+    a little larger than the video (room for the zoom). Runs in the site's schema."""
+    side = round(SIDE * (1 + ZOOM))
+    pictures: list[Image.Image] = []
+    for profile in _source_profiles()[: limit * 2]:
         try:
             with profile.main_photo.image.open("rb") as handle:
                 picture = Image.open(io.BytesIO(handle.read()))

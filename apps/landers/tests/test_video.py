@@ -62,6 +62,24 @@ def test_a_site_without_photos_gets_no_video(gay_site):
         lander_video_make(site=gay_site)
 
 
+def test_the_admin_refuses_a_site_whose_only_photos_are_hidden(gay_site):
+    from django.urls import reverse
+
+    from apps.profiles.models import Profile, ProfileStatus
+    from conftest import on_site
+    from tests.staff import ADMIN_HOST, staff_client, staff_member
+
+    [hidden] = lander_profiles(gay_site, 1, gender="male")
+    with on_site(gay_site):
+        Profile.objects.filter(pk=hidden.pk).update(status=ProfileStatus.DISABLED)
+    client = staff_client(staff_member("operators"))
+    url = reverse("admin:landers_landervideo_add", urlconf="config.urls_public")
+    response = client.post(url, {"site": gay_site.pk}, HTTP_HOST=ADMIN_HOST)
+    assert response.status_code == 200
+    assert "This site has no approved photos to make a video from yet." in response.content.decode()
+    assert not LanderVideo.objects.filter(site=gay_site).exists()
+
+
 def test_the_video_landers_play_it_with_captions(site, site_video, client_for):
     client = client_for(site)
     for lander in ("video", "transitionsvideolanding"):

@@ -20,6 +20,8 @@ class Command(BaseCommand):
         # `make run` costs one query per site.
         from django_tenants.utils import tenant_context
 
+        from apps.landers.models import LanderVideo
+        from apps.landers.video import NoPhotos, lander_video_make
         from apps.profiles.models import Profile
         from apps.profiles.services.demo import demo_profiles_seed
 
@@ -30,9 +32,6 @@ class Command(BaseCommand):
                 made = demo_profiles_seed(site=site)
                 self.stdout.write(f"  {site.name}: {made} demo profiles")
             # The video landers' loop, made once from the demo photos (apps.landers.video).
-            from apps.landers.models import LanderVideo
-            from apps.landers.video import NoPhotos, lander_video_make
-
             if not LanderVideo.objects.filter(site=site).exists():
                 try:
                     video = lander_video_make(site=site)
