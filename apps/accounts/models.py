@@ -137,8 +137,8 @@ class SignupTracking(models.Model):
     aff_sub2 = models.CharField(max_length=100, blank=True)
     aff_sub3 = models.CharField(max_length=100, blank=True)
     cpc = models.CharField(max_length=100, blank=True)
-    # The lander the visitor saw last before signing up (its route name, e.g.
-    # "landers-gallery") and the campaign label of its {slug} (apps.landers).
+    # The lander the visitor saw last before signing up (its key, e.g. "gallery" or
+    # "member-landing2") and the campaign label of its {slug} (apps.landers).
     lander = models.CharField(max_length=40, blank=True)
     campaign = models.CharField(max_length=40, blank=True)
     created = models.DateTimeField(auto_now_add=True)
