@@ -72,10 +72,10 @@ def _render_error(request: HttpRequest, status: int, message: str | None) -> Htt
     if request.path.startswith("/api/"):  # the API's JSON error shape (spec §8), also here
         return JsonResponse(error_body(_API_CODES[status], message or _("Error")), status=status)
     context = {"status": status, "message": message or _("Error")}
-    schema = getattr(getattr(request, "tenant", None), "schema_name", connection.schema_name)
-    if schema == get_public_schema_name():  # the operators' host: no site layout
-        return render(request, "errors/error_no_site.html", {**context, "home": "/admin/"}, status=status)
+    site = getattr(request, "site", None)
     try:
+        if site is not None and site.schema_name == get_public_schema_name():  # the operators' host: no site layout
+            return render(request, "errors/error_no_site.html", {**context, "home": "/admin/"}, status=status)
         return render(request, "errors/error.html", context, status=status)
     except Exception:  # the error page itself failed: answer with plain markup
         logger.exception("Rendering the error page failed")
