@@ -6,6 +6,8 @@ export default defineConfig({
   test: {
     environment: "jsdom",
     include: ["static_src/**/__tests__/*.test.{ts,tsx}"],
+    // jsdom lacks <dialog>'s showModal()/close(): a stand-in for the tests, never shipped.
+    setupFiles: ["static_src/lib/__tests__/setupDialog.ts"],
     restoreMocks: true,
     // jsdom islands on a 2-core CI machine: a cold first run can pass 5 s.
     testTimeout: 20_000,
