@@ -16,7 +16,16 @@ import time
 import traceback
 from datetime import UTC, datetime
 
-from bench import bench_landers, bench_landing, bench_notify, bench_search, bench_site_create, bench_soak, bench_ws
+from bench import (
+    bench_js,
+    bench_landers,
+    bench_landing,
+    bench_notify,
+    bench_search,
+    bench_site_create,
+    bench_soak,
+    bench_ws,
+)
 from bench.common import (
     BENCH_DATABASE,
     DEFAULT_DATABASE_URL,
@@ -38,6 +47,7 @@ BENCHMARKS = {
     bench_search.NAME: bench_search,
     bench_ws.NAME: bench_ws,
     bench_notify.NAME: bench_notify,
+    bench_js.NAME: bench_js,
 }
 # Run only when asked for (--only soak, make soak): ten minutes of load.
 OPTIONAL = {bench_soak.NAME: bench_soak}

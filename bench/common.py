@@ -23,7 +23,9 @@ VENV_BIN = ROOT / ".venv" / "bin"
 PYTHON = str(VENV_BIN / "python") if (VENV_BIN / "python").exists() else sys.executable
 UVICORN = str(VENV_BIN / "uvicorn")
 
-BENCH_DATABASE = "dating_bench"
+# BENCH_DATABASE in the environment names another one: two people sharing one PostgreSQL
+# server each run their own bench without dropping the other's database.
+BENCH_DATABASE = os.environ.get("BENCH_DATABASE") or "dating_bench"
 DEFAULT_DATABASE_URL = "postgres://postgres@localhost:5432/dating"
 # Cache keys of the bench never mix with the development site's (same Redis).
 BENCH_CACHE_PREFIX = "bench"

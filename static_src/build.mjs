@@ -54,7 +54,8 @@ function findEntries() {
   return entries.sort();
 }
 
-function esbuildOptions(entryPoints) {
+/** The production (or watch) esbuild options of the islands; bench/js_baseline.mjs uses them too. */
+export function esbuildOptions(entryPoints) {
   return {
     absWorkingDir: ROOT,
     entryPoints,
