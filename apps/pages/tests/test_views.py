@@ -92,6 +92,51 @@ def test_language_dropdown_only_with_more_than_one_visible_language(two_sites, c
     assert 'data-testid="language-dropdown"' in body
 
 
+def _menu(body: str) -> tuple[str, list[str]]:
+    """The language menu's toggle text and its choices."""
+    import re
+
+    menu = body[body.index('data-testid="language-dropdown"') : body.index("</ul>", body.index("language-dropdown"))]
+    toggle = re.search(r'data-testid="language-toggle">(?:<span[^>]*>[^<]*</span>)?([^<]*)</button>', menu)
+    return toggle.group(1).strip(), re.findall(r'data-testid="language-([a-z]{2})"', menu)
+
+
+class TestLanguageMenu:
+    def test_a_belgian_visitor_on_a_page_in_english_gets_a_toggle_and_dutch_and_german(self, gay_site, client_for):
+        body = client_for(gay_site).get("/", HTTP_CF_IPCOUNTRY="BE", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+        assert '<html lang="en">' in body
+        assert _menu(body) == ("en", ["nl", "de"])
+
+    def test_a_french_visitor_on_a_page_in_english_is_offered_french(self, site, client_for):
+        body = client_for(site).get("/", HTTP_CF_IPCOUNTRY="FR", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+        assert '<html lang="en">' in body
+        assert _menu(body) == ("en", ["fr"])
+
+    def test_no_menu_when_the_only_visible_language_is_the_page_s(self, site, client_for):
+        client = client_for(site)
+        client.cookies[settings.LANGUAGE_COOKIE_NAME] = "fr"
+        body = client.get("/", HTTP_CF_IPCOUNTRY="FR").content.decode()
+        assert '<html lang="fr">' in body and 'data-testid="language-dropdown"' not in body
+
+    def test_the_current_language_is_marked(self, site, client_for):
+        client = client_for(site)
+        client.cookies[settings.LANGUAGE_COOKIE_NAME] = "fr"
+        body = client.get("/").content.decode()
+        assert _menu(body) == ("fr", ["en", "fr"])
+        assert 'aria-current="true" data-testid="language-fr"' in body
+        assert 'aria-current="true" data-testid="language-en"' not in body
+
+    def test_language_menu_rules(self):
+        from apps.common.context_processors import language_menu
+
+        assert language_menu([], "en") is None
+        assert language_menu(["en"], "en") is None
+        only_fr = language_menu(["fr"], "en")
+        assert only_fr["current"] == "en" and [c["code"] for c in only_fr["choices"]] == ["fr"]
+        both = language_menu(["nl", "de"], "en")
+        assert [c["current"] for c in both["choices"]] == [False, False]
+
+
 class TestLanguage:
     def test_cookie_wins(self, site, client_for):
         client = client_for(site)
