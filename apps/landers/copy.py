@@ -27,6 +27,7 @@ class NicheCopy:
     feed_heading: Promise  # socialnetwork
     video_heading: Promise
     captions: tuple[Promise, ...]  # the video's captions, one per slide, repeated
+    members_tagline: Promise  # the home page (apps.pages.views.index), for members
 
     @property
     def theme(self) -> str:
@@ -53,6 +54,7 @@ COPY: dict[str, NicheCopy] = {
             feed_heading=_("See what singles near you are up to"),
             video_heading=_("Your next date could be one message away"),
             captions=(_("Singles near you are online"), _("Like a profile, get a match"), _CHAT, _SIGN_UP),
+            members_tagline=_("New singles join every day. Like them, play the swipe game or start a chat."),
         ),
         NicheCopy(
             prefix="she",
@@ -65,6 +67,7 @@ COPY: dict[str, NicheCopy] = {
             feed_heading=_("See what women near you are up to"),
             video_heading=_("She could be one message away"),
             captions=(_("Women near you are online"), _LIKE_HER, _CHAT, _SIGN_UP),
+            members_tagline=_("New women join every day. Like them, play the swipe game or start a chat."),
         ),
         NicheCopy(
             prefix="bdsm",
@@ -82,6 +85,7 @@ COPY: dict[str, NicheCopy] = {
                 _("Chat about what you like"),
                 _SIGN_UP,
             ),
+            members_tagline=_("New kinky adults join every day. Like them, play the swipe game or start a chat."),
         ),
         NicheCopy(
             prefix="bbw",
@@ -94,6 +98,7 @@ COPY: dict[str, NicheCopy] = {
             feed_heading=_("See what curvy women near you are up to"),
             video_heading=_("Curves, confidence and a lot of fun"),
             captions=(_("Curvy women near you are online"), _LIKE_HER, _CHAT, _SIGN_UP),
+            members_tagline=_("New curvy women join every day. Like them, play the swipe game or start a chat."),
         ),
         NicheCopy(
             prefix="gilf",
@@ -106,6 +111,7 @@ COPY: dict[str, NicheCopy] = {
             feed_heading=_("See what mature women near you are up to"),
             video_heading=_("Experience makes every date better"),
             captions=(_("Mature women near you are online"), _LIKE_HER, _("Chat and take your time"), _SIGN_UP),
+            members_tagline=_("New mature women join every day. Like them, play the swipe game or start a chat."),
         ),
         NicheCopy(
             prefix="milf",
@@ -118,6 +124,7 @@ COPY: dict[str, NicheCopy] = {
             feed_heading=_("See what confident women near you are up to"),
             video_heading=_("She knows what she wants"),
             captions=(_("Confident women near you are online"), _LIKE_HER, _CHAT, _SIGN_UP),
+            members_tagline=_("New confident women join every day. Like them, play the swipe game or start a chat."),
         ),
         NicheCopy(
             prefix="gay",
@@ -130,6 +137,7 @@ COPY: dict[str, NicheCopy] = {
             feed_heading=_("See what guys near you are up to"),
             video_heading=_("Your next date is one message away"),
             captions=(_("Guys near you are online"), _("Like his profile, get a match"), _CHAT, _SIGN_UP),
+            members_tagline=_("New guys join every day. Like them, play the swipe game or start a chat."),
         ),
     )
 }

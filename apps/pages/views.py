@@ -6,6 +6,7 @@ from django.shortcuts import render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
+from apps.pages.selectors import HOME_MOSAIC, home_cards
 from apps.tenants.selectors import request_country, visible_languages
 
 CONTENT_PAGES = {
@@ -43,7 +44,33 @@ def cookies_page(request: HttpRequest, page: str = "cookies") -> HttpResponse:
 
 
 def index(request: HttpRequest) -> HttpResponse:
-    return render(request, "pages/index.html")
+    """The site's home page: its niche's words, a mosaic of its members' photos and the
+    way in (signup for visitors, search, the swipe game and likes for members)."""
+    from urllib.parse import urlencode
+
+    from django.urls import reverse
+
+    from apps.accounts.selectors import signup_allowed
+    from apps.landers.copy import niche_copy
+    from apps.landers.selectors import THUMB_SIDE
+
+    site = request.site
+    cards = home_cards(site=site, viewer=request.user)
+    context = {
+        "copy": niche_copy(site.niche),
+        "mosaic": cards[:HOME_MOSAIC],
+        "more": cards[HOME_MOSAIC:],
+        "any_fictional": any(card["fictional"] for card in cards),
+        "thumb_side": THUMB_SIDE,
+        "member_links": request.user.is_authenticated,
+    }
+    if not request.user.is_authenticated:
+        context |= {
+            "signups_open": signup_allowed(request=request),
+            "signup_url": reverse("signup"),
+            "login_url": f"{reverse('login')}?{urlencode({'next': '/'})}",
+        }
+    return render(request, "pages/index.html", context)
 
 
 def content_page(request: HttpRequest, page: str) -> HttpResponse:
