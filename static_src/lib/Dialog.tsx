@@ -180,8 +180,8 @@ export function Dialog({
   const active = open || closing;
 
   // The latest props, for the listeners and effects that must not re-run on each render.
-  const latest = useRef({ onClose, closeOnEscape, closeOnBackdrop, initialFocus, returnFocus, active });
-  latest.current = { onClose, closeOnEscape, closeOnBackdrop, initialFocus, returnFocus, active };
+  const latest = useRef({ onClose, closeOnEscape, closeOnBackdrop, initialFocus, returnFocus });
+  latest.current = { onClose, closeOnEscape, closeOnBackdrop, initialFocus, returnFocus };
 
   const focusInitial = useCallback(() => {
     const dialog = ref.current;
@@ -206,20 +206,42 @@ export function Dialog({
 
   // Open: showModal, lock the page's scrolling, move focus in. Close (or unmount): undo all
   // of that and give focus back.
+  //
+  // Close requests the keyboard handler does not see (Android's back gesture, ...) come as a
+  // cancel event; when the browser closes the dialog anyway, it is shown again if it may not
+  // close. These listeners go before the dialog is closed here, so that close is not taken
+  // for the browser's.
   useLayoutEffect(() => {
     const dialog = ref.current;
     if (!active || !dialog) return;
     const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    const onCancel = (event: Event) => {
+      event.preventDefault();
+      dismiss("escape");
+    };
+    const onNativeClose = () => {
+      if (dialog.open || !dialog.isConnected) return;
+      if (latest.current.closeOnEscape) {
+        latest.current.onClose();
+      } else {
+        dialog.showModal();
+        focusInitial();
+      }
+    };
+    dialog.addEventListener("cancel", onCancel);
+    dialog.addEventListener("close", onNativeClose);
     if (!dialog.open) dialog.showModal();
     lockScroll();
     focusInitial();
     return () => {
+      dialog.removeEventListener("cancel", onCancel);
+      dialog.removeEventListener("close", onNativeClose);
       if (dialog.open) dialog.close();
       unlockScroll();
       const back = latest.current.returnFocus?.current ?? previous;
       if (back?.isConnected && back !== document.body) back.focus();
     };
-  }, [active, focusInitial]);
+  }, [active, focusInitial, dismiss]);
 
   // The closing animation, then the real close (at once without an animation).
   useLayoutEffect(() => {
@@ -241,33 +263,6 @@ export function Dialog({
       clearTimeout(timer);
     };
   }, [closing]);
-
-  // Close requests the keyboard handler did not see (Android's back gesture, ...) come as a
-  // cancel event; when the browser closes the dialog anyway it is shown again if it may not
-  // close.
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    const onCancel = (event: Event) => {
-      event.preventDefault();
-      dismiss("escape");
-    };
-    const onNativeClose = () => {
-      if (!latest.current.active || dialog.open) return;
-      if (latest.current.closeOnEscape) {
-        latest.current.onClose();
-      } else if (dialog.isConnected) {
-        dialog.showModal();
-        focusInitial();
-      }
-    };
-    dialog.addEventListener("cancel", onCancel);
-    dialog.addEventListener("close", onNativeClose);
-    return () => {
-      dialog.removeEventListener("cancel", onCancel);
-      dialog.removeEventListener("close", onNativeClose);
-    };
-  }, [active, keepMounted, dismiss, focusInitial]);
 
   useEffect(() => {
     if (!nudged) return;

@@ -9,7 +9,9 @@
  * search. It closes with its close button, a backdrop click or Escape. An invalid t is only
  * removed.
  */
-import { useEffect, useId, useRef, useState, type KeyboardEvent, type MouseEvent } from "react";
+import { useEffect, useState } from "react";
+
+import { Dialog } from "../../lib/Dialog";
 
 export interface LikeModalStrings {
   title: string;
@@ -68,8 +70,6 @@ export function resetLikeModal(): void {
 export function LikeModal({ strings, swipeUrl, membersUrl }: LikeModalProps) {
   const [open, setOpen] = useState(false);
   const [delay] = useState<number | null>(delayOnce);
-  const titleId = useId();
-  const closeRef = useRef<HTMLButtonElement>(null);
 
   useEffect(() => {
     if (delay === null) return;
@@ -77,65 +77,27 @@ export function LikeModal({ strings, swipeUrl, membersUrl }: LikeModalProps) {
     return () => clearTimeout(timer);
   }, [delay]);
 
-  useEffect(() => {
-    if (!open) return;
-    closeRef.current?.focus();
-    document.body.classList.add("modal-open");
-    return () => document.body.classList.remove("modal-open");
-  }, [open]);
-
-  if (!open) return null;
-
-  const close = () => setOpen(false);
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (event.key === "Escape") close();
-  };
-  const onBackdropClick = (event: MouseEvent<HTMLDivElement>) => {
-    if (event.target === event.currentTarget) close();
-  };
-
   return (
-    <>
-      <div className="modal-backdrop fade show" />
-      <div
-        className="modal fade show d-block like-modal"
-        data-testid="like-modal"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby={titleId}
-        tabIndex={-1}
-        onKeyDown={onKeyDown}
-        onClick={onBackdropClick}
-      >
-        <div className="modal-dialog modal-dialog-centered">
-          <div className="modal-content">
-            <div className="modal-header">
-              <h2 className="modal-title h5" id={titleId}>
-                {strings.title}
-              </h2>
-              <button
-                type="button"
-                className="btn-close"
-                aria-label={strings.close}
-                data-testid="like-modal-close"
-                ref={closeRef}
-                onClick={close}
-              />
-            </div>
-            <div className="modal-body">
-              <p className="text-pre-line mb-0">{strings.body}</p>
-            </div>
-            <div className="modal-footer">
-              <a className="btn btn-outline-primary" href={membersUrl} data-testid="like-modal-members">
-                {strings.members}
-              </a>
-              <a className="btn btn-primary" href={swipeUrl} data-testid="like-modal-swipe">
-                {strings.swipe}
-              </a>
-            </div>
-          </div>
-        </div>
-      </div>
-    </>
+    <Dialog
+      open={open}
+      onClose={() => setOpen(false)}
+      title={strings.title}
+      closeLabel={strings.close}
+      closeTestId="like-modal-close"
+      className="like-modal"
+      testId="like-modal"
+      footer={
+        <>
+          <a className="btn btn-outline-primary" href={membersUrl} data-testid="like-modal-members">
+            {strings.members}
+          </a>
+          <a className="btn btn-primary" href={swipeUrl} data-testid="like-modal-swipe">
+            {strings.swipe}
+          </a>
+        </>
+      }
+    >
+      <p className="text-pre-line mb-0">{strings.body}</p>
+    </Dialog>
   );
 }

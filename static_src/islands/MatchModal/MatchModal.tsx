@@ -11,9 +11,10 @@
  * profile page). 500 ms after the answer the likes are reloaded (GET /api/likes.php ->
  * appStore.totals.newLikes), so the badges lose the like just shown. Errors are silent.
  */
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
+import { useEffect, useRef, useState } from "react";
 
 import { get } from "../../lib/api";
+import { Dialog } from "../../lib/Dialog";
 import { reloadLikes } from "../../lib/refresh";
 import { appStore } from "../../lib/store";
 
@@ -81,15 +82,21 @@ function defaultNavigate(url: string): void {
 }
 
 export function MatchModal({ strings, autoLikeUrl, likesUrl, profileUrl, onSelect, navigate }: MatchModalProps) {
+  // The profile stays while the modal closes (its animation shows it).
   const [profile, setProfile] = useState<LikeCard | null>(null);
-  const titleId = useId();
+  const [open, setOpen] = useState(false);
   const buttonRef = useRef<HTMLButtonElement>(null);
+
+  const show = (card: LikeCard) => {
+    setProfile(card);
+    setOpen(true);
+  };
 
   useEffect(() => {
     if (!appStore.get().user) return;
     let alive = true;
     autoLike(autoLikeUrl, likesUrl).then((card) => {
-      if (alive && isCard(card)) setProfile(card);
+      if (alive && isCard(card)) show(card);
     });
     return () => {
       alive = false;
@@ -101,97 +108,69 @@ export function MatchModal({ strings, autoLikeUrl, likesUrl, profileUrl, onSelec
   useEffect(() => {
     const onMatch = (event: Event) => {
       const card = (event as CustomEvent<{ profile?: unknown }>).detail?.profile;
-      if (isCard(card)) setProfile(card);
+      if (isCard(card)) show(card);
     };
     window.addEventListener("match", onMatch);
     return () => window.removeEventListener("match", onMatch);
   }, []);
 
-  useEffect(() => {
-    if (!profile) return;
-    buttonRef.current?.focus();
-    document.body.classList.add("modal-open");
-    return () => document.body.classList.remove("modal-open");
-  }, [profile]);
-
   if (!profile) return null;
 
-  const close = () => setProfile(null);
   const select = () => {
     const id = profile.id;
     if (onSelect) onSelect(id);
     else (navigate ?? defaultNavigate)(profileUrl.replace("{id}", encodeURIComponent(String(id))));
-  };
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (event.key === "Escape") close();
   };
 
   const thumb = profile.main_image?.thumb_filename;
   const initial = profile.name.trim().charAt(0).toUpperCase() || "?";
   const nameAge = profile.age ? `${profile.name}, ${profile.age}` : profile.name;
 
+  // Closes on any click (spec §2); the photo and the button also open the profile.
   return (
-    <>
-      <div className="modal-backdrop fade show" />
-      {/* Closes on any click (spec §2); the photo and the button also open the profile. */}
-      <div
-        className="modal fade show d-block match-modal"
-        data-testid="match-modal"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby={titleId}
-        tabIndex={-1}
-        onClick={close}
-        onKeyDown={onKeyDown}
+    <Dialog
+      open={open}
+      onClose={() => setOpen(false)}
+      closeOnAnyClick
+      title={strings.title}
+      closeLabel={strings.close}
+      initialFocus={buttonRef}
+      size="sm"
+      className="match-modal text-center"
+      headerClassName="border-0 pb-0"
+      titleClassName="w-100"
+      footerClassName="border-0 justify-content-center pt-0"
+      testId="match-modal"
+      footer={
+        <button type="button" className="btn btn-primary" data-testid="match-modal-view" ref={buttonRef} onClick={select}>
+          {strings.viewProfile}
+        </button>
+      }
+    >
+      <button
+        type="button"
+        className="btn p-0 border-0 d-block w-50 mx-auto mb-3"
+        data-testid="match-modal-photo"
+        aria-label={strings.viewProfile}
+        onClick={select}
       >
-        <div className="modal-dialog modal-dialog-centered modal-sm">
-          <div className="modal-content text-center">
-            <div className="modal-header border-0 pb-0">
-              <h2 className="modal-title h5 w-100" id={titleId}>
-                {strings.title}
-              </h2>
-              <button type="button" className="btn-close" aria-label={strings.close} onClick={close} />
-            </div>
-            <div className="modal-body">
-              <button
-                type="button"
-                className="btn p-0 border-0 d-block w-50 mx-auto mb-3"
-                data-testid="match-modal-photo"
-                aria-label={strings.viewProfile}
-                onClick={select}
-              >
-                <span className="ratio ratio-1x1 d-block">
-                  {thumb ? (
-                    <img className="rounded-circle object-fit-cover" src={thumb} alt={profile.name} />
-                  ) : (
-                    <span
-                      className="rounded-circle bg-primary text-white d-flex align-items-center justify-content-center display-5"
-                      aria-hidden="true"
-                    >
-                      {initial}
-                    </span>
-                  )}
-                </span>
-              </button>
-              <p className="fw-semibold mb-0" data-testid="match-modal-name">
-                {nameAge}
-              </p>
-              {profile.city ? <p className="text-body-secondary mb-0">{profile.city}</p> : null}
-            </div>
-            <div className="modal-footer border-0 justify-content-center pt-0">
-              <button
-                type="button"
-                className="btn btn-primary"
-                data-testid="match-modal-view"
-                ref={buttonRef}
-                onClick={select}
-              >
-                {strings.viewProfile}
-              </button>
-            </div>
-          </div>
-        </div>
-      </div>
-    </>
+        <span className="ratio ratio-1x1 d-block">
+          {thumb ? (
+            <img className="rounded-circle object-fit-cover" src={thumb} alt={profile.name} />
+          ) : (
+            <span
+              className="rounded-circle bg-primary text-white d-flex align-items-center justify-content-center display-5"
+              aria-hidden="true"
+            >
+              {initial}
+            </span>
+          )}
+        </span>
+      </button>
+      <p className="fw-semibold mb-0" data-testid="match-modal-name">
+        {nameAge}
+      </p>
+      {profile.city ? <p className="text-body-secondary mb-0">{profile.city}</p> : null}
+    </Dialog>
   );
 }

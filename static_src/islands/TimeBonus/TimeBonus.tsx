@@ -15,9 +15,10 @@
  * Both disappear when the time bonus is cleared: at zero, on logout, when the member
  * becomes a paid user, after 4 hours (./countdown.ts).
  */
-import { Fragment, useEffect, useId, useRef, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from "react";
+import { Fragment, useEffect, useState, type ReactNode } from "react";
 
 import { post } from "../../lib/api";
+import { Dialog } from "../../lib/Dialog";
 import { appStore, setTimeBonus, useStore, type AppState } from "../../lib/store";
 import { formatCountdown, useCountdown } from "./countdown";
 
@@ -119,8 +120,6 @@ export function TimeBonus({
   const bonus = useStore(appStore, selectTimeBonus);
   const seconds = useCountdown();
   const [closed, setClosed] = useState(() => dismissed || closedOnThisPage);
-  const titleId = useId();
-  const closeRef = useRef<HTMLButtonElement>(null);
   const present = bonus !== null;
   const open = present && bonus.isVisible && !closed;
 
@@ -136,13 +135,6 @@ export function TimeBonus({
     }, delay);
     return () => clearTimeout(timer);
   }, [present, closed, membersArea, modalDelaySeconds]);
-
-  useEffect(() => {
-    if (!open) return;
-    closeRef.current?.focus();
-    document.body.classList.add("modal-open");
-    return () => document.body.classList.remove("modal-open");
-  }, [open]);
 
   if (!bonus || seconds <= 0) return null;
 
@@ -161,12 +153,6 @@ export function TimeBonus({
     // Closed already; a failure only means the modal may come back on a later page.
     post(dismissUrl, { alert: dismissal }, { retries: 0 }).catch(() => undefined);
   };
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (event.key === "Escape") close();
-  };
-  const onBackdropClick = (event: MouseEvent<HTMLDivElement>) => {
-    if (event.target === event.currentTarget) close();
-  };
 
   return (
     <>
@@ -177,50 +163,27 @@ export function TimeBonus({
           <span className="time-bonus-banner-cta">{strings.bannerLink}</span>
         </a>
       </div>
-      {open && (
-        <>
-          <div className="modal-backdrop fade show" />
-          <div
-            className="modal fade show d-block time-bonus-modal"
-            data-testid="time-bonus-modal"
-            role="dialog"
-            aria-modal="true"
-            aria-labelledby={titleId}
-            tabIndex={-1}
-            onKeyDown={onKeyDown}
-            onClick={onBackdropClick}
-          >
-            <div className="modal-dialog modal-dialog-centered">
-              <div className="modal-content">
-                <div className="modal-header">
-                  <h2 className="modal-title h5" id={titleId}>
-                    {fillText(strings.modalTitle, { percentage })}
-                  </h2>
-                  <button
-                    type="button"
-                    className="btn-close"
-                    aria-label={strings.close}
-                    data-testid="time-bonus-modal-close"
-                    ref={closeRef}
-                    onClick={close}
-                  />
-                </div>
-                <div className="modal-body text-center">
-                  <p>{fillText(strings.modalBody, { percentage })}</p>
-                  <p className="time-bonus-modal-time mb-0" data-testid="time-bonus-modal-time">
-                    {formatCountdown(seconds)}
-                  </p>
-                </div>
-                <div className="modal-footer justify-content-center">
-                  <a className="btn btn-primary btn-lg" href={creditsUrl} data-testid="time-bonus-modal-link">
-                    {fillText(strings.modalLink, { percentage })}
-                  </a>
-                </div>
-              </div>
-            </div>
-          </div>
-        </>
-      )}
+      <Dialog
+        open={open}
+        onClose={close}
+        title={fillText(strings.modalTitle, { percentage })}
+        closeLabel={strings.close}
+        closeTestId="time-bonus-modal-close"
+        className="time-bonus-modal"
+        bodyClassName="text-center"
+        footerClassName="justify-content-center"
+        testId="time-bonus-modal"
+        footer={
+          <a className="btn btn-primary btn-lg" href={creditsUrl} data-testid="time-bonus-modal-link">
+            {fillText(strings.modalLink, { percentage })}
+          </a>
+        }
+      >
+        <p>{fillText(strings.modalBody, { percentage })}</p>
+        <p className="time-bonus-modal-time mb-0" data-testid="time-bonus-modal-time">
+          {formatCountdown(seconds)}
+        </p>
+      </Dialog>
     </>
   );
 }

@@ -1,5 +1,5 @@
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
-import { useRef, useState } from "react";
+import { StrictMode, useRef, useState } from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 import { Dialog, NUDGE_MS, type DialogProps } from "../Dialog";
@@ -337,6 +337,21 @@ describe("Dialog", () => {
     fireEvent.keyDown(opener, { key: "Escape" });
     expect(screen.queryByTestId("outer")).toBeNull();
     expect(root.classList.contains("dialog-open")).toBe(false);
+  });
+
+  it("stays open in StrictMode (effects run twice) and still closes", () => {
+    render(
+      <StrictMode>
+        <Page startOpen />
+      </StrictMode>,
+    );
+    const dialog = screen.getByTestId("dialog") as HTMLDialogElement;
+    expect(dialog.open).toBe(true);
+    expect(document.activeElement).toBe(screen.getByTestId("close"));
+    expect(document.documentElement.classList.contains("dialog-open")).toBe(true);
+    fireEvent.click(screen.getByTestId("close"));
+    expect(screen.queryByTestId("dialog")).toBeNull();
+    expect(document.documentElement.classList.contains("dialog-open")).toBe(false);
   });
 
   it("keepMounted keeps the closed dialog (and its content) in the page", () => {

@@ -50,11 +50,10 @@ describe("EntryWarning", () => {
   it("shows an accessible modal when not dismissed, with focus on the enter button", () => {
     render(<EntryWarning {...props} />);
     const modal = screen.getByTestId("entry-warning");
-    expect(modal.getAttribute("role")).toBe("dialog");
-    expect(modal.getAttribute("aria-modal")).toBe("true");
-    expect(modal.classList.contains("modal")).toBe(true);
-    expect(modal.classList.contains("d-block")).toBe(true);
-    expect(document.querySelector(".modal-backdrop.show")).not.toBeNull();
+    // A native modal dialog (lib/Dialog.tsx): the backdrop is its ::backdrop.
+    expect(modal.tagName).toBe("DIALOG");
+    expect((modal as HTMLDialogElement).open).toBe(true);
+    expect(screen.getByRole("dialog", { name: "Adults only" })).toBe(modal);
 
     const titleId = modal.getAttribute("aria-labelledby")!;
     expect(document.getElementById(titleId)?.textContent).toBe("Adults only");
@@ -64,7 +63,7 @@ describe("EntryWarning", () => {
     expect(enter.textContent).toBe("I am 18+, enter");
     expect(document.activeElement).toBe(enter);
     expect(screen.getByTestId("entry-warning-leave").textContent).toBe("Leave");
-    expect(document.body.classList.contains("modal-open")).toBe(true);
+    expect(document.documentElement.classList.contains("dialog-open")).toBe(true);
   });
 
   it("renders the body as text with its line breaks, never as HTML", () => {
@@ -85,10 +84,9 @@ describe("EntryWarning", () => {
     fireEvent.click(screen.getByTestId("entry-warning-enter"));
 
     expect(screen.queryByTestId("entry-warning")).toBeNull();
-    expect(document.querySelector(".modal-backdrop")).toBeNull();
     expect(JSON.parse(localStorage.getItem("entry-warning")!)).toEqual({ dismissedAt: "2025-03-01T10:20:30.000Z" });
     expect(document.cookie.split("; ")).toContain("entry_warning_dismissed=1");
-    expect(document.body.classList.contains("modal-open")).toBe(false);
+    expect(document.documentElement.classList.contains("dialog-open")).toBe(false);
   });
 
   it("writes the cookie with a year's Max-Age, Path=/ and SameSite=Lax", () => {
@@ -141,7 +139,6 @@ describe("EntryWarning", () => {
     fireEvent.keyDown(modal, { key: "Escape" });
     fireEvent.keyDown(document, { key: "Escape" });
     fireEvent.click(modal);
-    fireEvent.click(document.querySelector(".modal-backdrop")!);
     expect(screen.getByTestId("entry-warning")).toBeTruthy();
     expect(localStorage.getItem("entry-warning")).toBeNull();
     expect(document.cookie).not.toContain("entry_warning_dismissed");

@@ -66,7 +66,7 @@ describe("LikeModal", () => {
     expect(modal.textContent).toContain("Members you like get a message.");
     expect(screen.getByTestId("like-modal-swipe").getAttribute("href")).toBe("/swipe-game");
     expect(screen.getByTestId("like-modal-members").getAttribute("href")).toBe("/members");
-    expect(document.body.classList.contains("modal-open")).toBe(true);
+    expect(document.documentElement.classList.contains("dialog-open")).toBe(true);
     expect(modal.querySelector("[style]")).toBeNull();
   });
 
@@ -104,7 +104,7 @@ describe("LikeModal", () => {
     await advance(0);
     fireEvent.click(screen.getByTestId("like-modal-close"));
     expect(screen.queryByTestId("like-modal")).toBeNull();
-    expect(document.body.classList.contains("modal-open")).toBe(false);
+    expect(document.documentElement.classList.contains("dialog-open")).toBe(false);
     cleanup();
 
     for (const how of ["backdrop", "escape"] as const) {

@@ -78,13 +78,13 @@ describe("MatchModal", () => {
     await settle();
     expect(urls()).toEqual(["/api/auto-like.php"]);
     const modal = screen.getByTestId("match-modal");
-    expect(modal.getAttribute("role")).toBe("dialog");
+    expect(screen.getByRole("dialog", { name: "New like!" })).toBe(modal);
     expect(document.getElementById(modal.getAttribute("aria-labelledby")!)?.textContent).toBe("New like!");
     expect(screen.getByTestId("match-modal-name").textContent).toBe("Anna, 31");
     expect(modal.textContent).toContain("Leeds");
     expect(screen.getByRole("img").getAttribute("src")).toBe("/media/photos/thumbs/anna.jpg");
     expect(screen.getByTestId("match-modal-view").textContent).toBe("View profile");
-    expect(document.body.classList.contains("modal-open")).toBe(true);
+    expect(document.documentElement.classList.contains("dialog-open")).toBe(true);
     expect(modal.querySelector("[style]")).toBeNull(); // CSP: no inline styles
   });
 
@@ -140,7 +140,7 @@ describe("MatchModal", () => {
     fireEvent.click(screen.getByTestId("match-modal-name"));
     expect(screen.queryByTestId("match-modal")).toBeNull();
     expect(navigate).not.toHaveBeenCalled();
-    expect(document.body.classList.contains("modal-open")).toBe(false);
+    expect(document.documentElement.classList.contains("dialog-open")).toBe(false);
   });
 
   it("closes on Escape", async () => {

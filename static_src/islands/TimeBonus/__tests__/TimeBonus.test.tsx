@@ -236,7 +236,7 @@ describe("the time-bonus modal", () => {
     expect(screen.getByTestId("time-bonus-modal-link").getAttribute("href")).toBe("/credits");
     expect(screen.getByTestId("time-bonus-modal-link").textContent).toBe("Get 25% off now");
     expect(appStore.get().timeBonus?.isVisible).toBe(true);
-    expect(document.body.classList.contains("modal-open")).toBe(true);
+    expect(document.documentElement.classList.contains("dialog-open")).toBe(true);
     await advance(TICK_MS);
     expect(screen.getByTestId("time-bonus-modal-time").textContent).toBe("00:59:19");
   });
@@ -300,7 +300,7 @@ describe("the time-bonus modal", () => {
       expect(modal()).toBeNull();
       expect(banner()).not.toBeNull();
       expect(appStore.get().timeBonus?.isVisible).toBe(false);
-      expect(document.body.classList.contains("modal-open")).toBe(false);
+      expect(document.documentElement.classList.contains("dialog-open")).toBe(false);
       await advance(0);
       expect(fetchMock).toHaveBeenCalledTimes(1);
       const [url, init] = fetchMock.mock.calls[0];
@@ -325,6 +325,6 @@ describe("the time-bonus modal", () => {
     await advance(5_000);
     expect(modal()).toBeNull();
     expect(banner()).toBeNull();
-    expect(document.body.classList.contains("modal-open")).toBe(false);
+    expect(document.documentElement.classList.contains("dialog-open")).toBe(false);
   });
 });
