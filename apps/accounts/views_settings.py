@@ -40,6 +40,33 @@ def _settings_url(anchor: str = "") -> str:
     return reverse("notifications") + (f"#{anchor}" if anchor else "")
 
 
+# The page's sections (their element ids) that show their own "saved" or error message
+# inside, above the form the member just sent. A message at the top of the page would be
+# off screen once the page lands on the section: the redirect goes to the message itself
+# (#<section>-message, focusable), so the browser scrolls to it and focuses it (a screen
+# reader reads it) with the section's heading in view (its scroll margin, _layout.scss).
+MESSAGE_SECTIONS = ("email", "password", "invisible", "notification-preferences", "export")
+SECTION_TAG = "section:"
+
+
+def _section_message(request: HttpRequest, section: str, text: str, *, level: int = messages.SUCCESS) -> HttpResponse:
+    """The message shown inside `section`, and the redirect to it."""
+    messages.add_message(request, level, text, extra_tags=f"{SECTION_TAG}{section}")
+    return redirect(_settings_url(f"{section}-message"))
+
+
+def _split_messages(request: HttpRequest) -> tuple[list, dict[str, list]]:
+    """The page's messages: those of no section (shown at the top) and those of each
+    section (keyed with "_" for "-", for the template's lookups)."""
+    page, sections = [], {section.replace("-", "_"): [] for section in MESSAGE_SECTIONS}
+    for message in messages.get_messages(request):
+        tags = (message.extra_tags or "").split()
+        section = next((tag[len(SECTION_TAG) :] for tag in tags if tag.startswith(SECTION_TAG)), "")
+        key = section.replace("-", "_")
+        sections.get(key, page).append(message)
+    return page, sections
+
+
 def _settings_forms(user: User) -> dict:
     return {
         "email_form": EmailChangeForm(),
@@ -50,8 +77,11 @@ def _settings_forms(user: User) -> dict:
 
 def _settings_context(request: HttpRequest, forms: dict) -> dict:
     user = request.user
+    page_messages, section_messages = _split_messages(request)
     return {
         **forms,
+        "page_messages": page_messages,
+        "section_messages": section_messages,
         "notification_rows": [
             {
                 "name": name,
@@ -81,12 +111,12 @@ def _email_action(request: HttpRequest, forms: dict) -> HttpResponse | int:
     except ApplicationError as error:
         errors_to_form(form, error)
         return error.status_code
-    messages.success(
+    return _section_message(
         request,
+        "email",
         _("We sent a link to %(email)s. Your e-mail address changes when you open that link.")
         % {"email": address.email},
     )
-    return redirect(_settings_url("email"))
 
 
 def _password_action(request: HttpRequest, forms: dict) -> HttpResponse | int:
@@ -103,8 +133,7 @@ def _password_action(request: HttpRequest, forms: dict) -> HttpResponse | int:
     except ApplicationError as error:
         errors_to_form(form, error)
         return error.status_code
-    messages.success(request, _("Your password has been changed."))
-    return redirect(_settings_url("password"))
+    return _section_message(request, "password", _("Your password has been changed."))
 
 
 def _invisible_action(request: HttpRequest, forms: dict) -> HttpResponse | int:
@@ -113,10 +142,8 @@ def _invisible_action(request: HttpRequest, forms: dict) -> HttpResponse | int:
     invisible = bool(form.cleaned_data.get("invisible"))
     account_settings.invisible_set(user=request.user, invisible=invisible)
     if invisible:
-        messages.success(request, _("Invisible mode is on: you do not appear in search."))
-    else:
-        messages.success(request, _("Invisible mode is off: other members can find you in search."))
-    return redirect(_settings_url("invisible"))
+        return _section_message(request, "invisible", _("Invisible mode is on: you do not appear in search."))
+    return _section_message(request, "invisible", _("Invisible mode is off: other members can find you in search."))
 
 
 def _preferences_action(request: HttpRequest, forms: dict) -> HttpResponse | int:
@@ -124,8 +151,7 @@ def _preferences_action(request: HttpRequest, forms: dict) -> HttpResponse | int
     account_settings.notification_preferences_set(
         user=request.user, email_types=request.POST.getlist("email"), push_types=request.POST.getlist("push")
     )
-    messages.success(request, _("Your notification settings have been saved."))
-    return redirect(_settings_url("notification-preferences"))
+    return _section_message(request, "notification-preferences", _("Your notification settings have been saved."))
 
 
 def _email_resume_action(request: HttpRequest, forms: dict) -> HttpResponse | int:
@@ -293,8 +319,9 @@ def account_delete(request: HttpRequest) -> HttpResponse:
     elif action == "privacy":
         account_settings.invisible_set(user=request.user, invisible=True)
         request.session.pop(DELETE_SESSION_KEY, None)
-        messages.success(request, _("Invisible mode is on: you do not appear in search. Your account stays."))
-        return redirect(_settings_url("invisible"))
+        return _section_message(
+            request, "invisible", _("Invisible mode is on: you do not appear in search. Your account stays.")
+        )
     elif action == "discount" and deletion.delete_discount_percent(site=site) > 0:
         # Lazy: accounts does not depend on payments at import time.
         from apps.payments.discounts import delete_discount_offer
@@ -378,8 +405,7 @@ def account_export(request: HttpRequest) -> HttpResponse:
     try:
         archive = export.member_export(request=request, user=request.user)
     except ApplicationError as error:
-        messages.error(request, error.message)
-        return redirect(_settings_url("export"))
+        return _section_message(request, "export", error.message, level=messages.ERROR)
     filename = f"{slugify(request.site.name) or 'site'}-my-data-{timezone.localdate().isoformat()}.zip"
     response = FileResponse(archive, as_attachment=True, filename=filename, content_type="application/zip")
     response["Cache-Control"] = "private, no-store"

@@ -80,6 +80,20 @@ def test_signup_confirm_login_settings_delete_reactivate(site_server, page, site
     with on_site(site):
         assert User.objects.get(email=email).invisible is True
 
+    # Notification preferences: after saving, the "saved" message is inside the section,
+    # focused and on screen, and the section's heading is not under the sticky top bar.
+    preferences = page.locator("#notification-preferences")
+    preferences.get_by_label("E-mail: News").uncheck()
+    preferences.get_by_role("button", name="Save").click()
+    saved = preferences.get_by_role("status")
+    expect(saved).to_have_text("Your notification settings have been saved.")
+    expect(preferences.get_by_test_id("section-messages")).to_be_focused()
+    expect(saved).to_be_in_viewport()
+    page.wait_for_function(
+        """() => document.querySelector("#preferences-title").getBoundingClientRect().top
+            >= document.querySelector("[data-testid=topbar]").getBoundingClientRect().bottom"""
+    )
+
     # Delete: reason, save-offers, confirm with the password.
     page.goto(site_server.url("localhost", "/notifications/delete"))
     page.get_by_label("I found someone").check()

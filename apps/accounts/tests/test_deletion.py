@@ -117,7 +117,7 @@ class TestOffers:
         body = client.get(choose(client, "found_someone").headers["Location"]).content.decode()
         assert 'data-testid="offer-privacy"' in body and 'href="/notifications#email"' in body
         response = client.post("/notifications/delete", {"action": "privacy"})
-        assert response.headers["Location"] == "/notifications#invisible"
+        assert response.headers["Location"] == "/notifications#invisible-message"
         anna = reload(site, anna)
         assert anna.invisible and anna.status == UserStatus.ACTIVE
 

@@ -101,7 +101,7 @@ class TestExport:
         for _attempt in range(5):
             assert download(client).status_code == 200
         response = download(client)
-        assert response.status_code == 302 and response.headers["Location"] == "/notifications#export"
+        assert response.status_code == 302 and response.headers["Location"] == "/notifications#export-message"
         assert (
             "You have downloaded your data several times in the last hour."
             in client.get("/notifications").content.decode()

@@ -132,7 +132,7 @@ class TestEmailChange:
 
     def test_the_link_goes_to_the_new_address_and_changes_it_once(self, site, client, anna):
         response = self.post(client, new_email="anna.new@example.com")
-        assert response.status_code == 302 and response.headers["Location"] == "/notifications#email"
+        assert response.status_code == 302 and response.headers["Location"] == "/notifications#email-message"
         assert "We sent a link to anna.new@example.com" in client.get("/notifications").content.decode()
         assert reload(site, anna).email == "anna@example.com"  # nothing changes before the link
         (message,) = mail.outbox
@@ -252,7 +252,7 @@ class TestPasswordChange:
     def test_the_member_stays_logged_in_and_other_sessions_end(self, site, client_for, client, anna):
         other = logged_in(site, client_for, anna)
         response = self.post(client)
-        assert response.status_code == 302 and response.headers["Location"] == "/notifications#password"
+        assert response.status_code == 302 and response.headers["Location"] == "/notifications#password-message"
         assert "Your password has been changed." in client.get("/notifications").content.decode()
         assert reload(site, anna).check_password("another-Long-one-77")
         assert other.get("/notifications").status_code == 302
@@ -268,7 +268,7 @@ class TestPasswordChange:
 class TestInvisibleAndPreferences:
     def test_invisible_mode_on_and_off(self, site, client, anna):
         response = client.post("/notifications", {"action": "invisible", "invisible": "on"})
-        assert response.headers["Location"] == "/notifications#invisible"
+        assert response.headers["Location"] == "/notifications#invisible-message"
         assert reload(site, anna).invisible
         assert "you do not appear in search" in client.get("/notifications").content.decode()
         client.post("/notifications", {"action": "invisible"})
@@ -286,6 +286,54 @@ class TestInvisibleAndPreferences:
         body = client.get("/notifications").content.decode()
         assert 'name="email" value="like" id="email-like" aria-label="E-mail: Likes" checked' in body
         assert 'name="email" value="new_messages" id="email-new_messages" aria-label="E-mail: New messages">' in body
+
+
+def section_html(body: str, section: str) -> str:
+    return re.search(rf'<section [^>]*id="{section}".*?</section>', body, re.S).group(0)
+
+
+class TestSavedMessages:
+    """After saving, the page lands on the message inside the section of the form (the
+    fragment names it; being focusable, the browser focuses it), not on a message at the
+    top of the page, off screen."""
+
+    @pytest.mark.parametrize(
+        ("data", "section", "text"),
+        [
+            (
+                {"action": "preferences", "email": ["news"]},
+                "notification-preferences",
+                "notification settings have been saved",
+            ),
+            ({"action": "invisible", "invisible": "on"}, "invisible", "Invisible mode is on"),
+            (
+                {
+                    "action": "password",
+                    "old_password": PASSWORD,
+                    "new_password1": "Another-pass-99x",
+                    "new_password2": "Another-pass-99x",
+                },
+                "password",
+                "Your password has been changed.",
+            ),
+        ],
+    )
+    def test_the_message_is_inside_the_saved_section(self, client, data, section, text):
+        response = client.post("/notifications", data)
+        assert response.headers["Location"] == f"/notifications#{section}-message"
+        body = client.get("/notifications").content.decode()
+        inside = section_html(body, section)
+        assert text in inside
+        assert re.search(rf'<div class="settings-messages" id="{section}-message" tabindex="-1"', inside)
+        warnings = re.search(r'<div id="warnings".*?</div>', body, re.S).group(0)
+        assert text not in warnings
+        assert body.count(text) == 1
+
+    def test_messages_of_no_section_stay_at_the_top(self, client):
+        client.post("/notifications", {"action": "bogus"})
+        body = client.get("/notifications").content.decode()
+        assert 'data-testid="flash-message"' in body
+        assert 'class="settings-messages"' not in body
 
 
 class TestEmailDisabled:
