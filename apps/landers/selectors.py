@@ -7,7 +7,6 @@ a profile hidden or a photo rejected leaves the landers within LIST_CACHE_SECOND
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from datetime import timedelta
 
@@ -20,9 +19,9 @@ from apps.accounts.selectors import age_on
 from apps.landers.models import LanderVideo, SitePage
 from apps.profiles.models import PhotoStatus, Profile
 from apps.profiles.selectors import looking_for_genders, photos_visible_to, public_thumb_url
-from apps.profiles.selectors_view import region_name
 from apps.profiles.visibility import profiles_visible_to
 from apps.tenants.models import Site
+from apps.tenants.selectors import region_name
 
 LIST_CACHE_SECONDS = 60
 LIST_SIZE = 24
@@ -107,16 +106,11 @@ def region_groups(site: Site, *, country: str, limit: int = 6, per_region: int =
             if len(cards[profile.region]) < per_region:
                 cards[profile.region].append(profile_card(profile, site=site, today=today))
         return [
-            {"code": code, "name": _plain_region_name(code), "count": counts[code], "cards": cards[code]}
+            {"code": code, "name": region_name(code), "count": counts[code], "cards": cards[code]}
             for code in top
         ]
 
     return cache.get_or_set(f"landers:regions:{site.pk}:{country}", build, LIST_CACHE_SECONDS)
-
-
-def _plain_region_name(code: str) -> str:
-    """ "Wales [Cymru GB-CYM]" -> "Wales": ISO 3166-2 names may carry a bracketed note."""
-    return re.sub(r"\s*\[[^\]]*\]$", "", region_name(code))
 
 
 def featured_profile(profile_id: int) -> Profile | None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from apps.tenants.selectors import regions_for_country
+from apps.tenants.selectors import iso_regions
 
 # Farther than this from any town of 1,000 people the point is in the sea or a
 # wilderness, and "the nearest town" would be a guess, not an answer.
@@ -230,7 +230,7 @@ def _region_index(country: str) -> dict[str, str]:
     """Normalised names (ISO's, its English translation, aliases) -> ISO 3166-2 code."""
     english = _english_names()
     index: dict[str, str] = {}
-    for region in regions_for_country(country):
+    for region in iso_regions(country):
         name = region["name"]
         # "Catalunya [Cataluña]": the name in brackets is another name of the same region.
         variants = {name, english.gettext(name), *re.findall(r"\[([^\]]*)\]", name)}

@@ -6,7 +6,6 @@ interests or related profiles (apps/profiles/tests/test_profile_view.py pins it)
 
 from dataclasses import dataclass, field
 
-import pycountry
 from django.http import Http404
 from django.utils import timezone
 
@@ -16,6 +15,7 @@ from apps.profiles.selectors import photos_visible_to
 from apps.profiles.visibility import blocked_by, has_blocked, profiles_visible_to
 from apps.tenants.constants import PROFILE_FIELDS
 from apps.tenants.models import Site
+from apps.tenants.selectors import region_name
 
 RELATED_PROFILES = 6
 # The profile fields shown as "label: value" rows, in the order of PROFILE_FIELDS.
@@ -128,9 +128,6 @@ def profile_age(profile: Profile) -> int | None:
     return age_on(profile.date_of_birth, timezone.localdate()) if profile.date_of_birth else None
 
 
-def region_name(code: str) -> str:
-    subdivision = pycountry.subdivisions.get(code=code) if code else None
-    return subdivision.name if subdivision else code
 
 
 def profile_location(*, site: Site, profile: Profile) -> str:

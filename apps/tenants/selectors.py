@@ -1,5 +1,6 @@
 """Reads about sites: the settings the islands receive, languages, countries, regions."""
 
+import re
 from functools import lru_cache
 
 import pycountry
@@ -40,11 +41,32 @@ def visible_languages(site: Site, country: str | None) -> list[str]:
 
 
 @lru_cache(maxsize=256)
-def regions_for_country(country: str) -> tuple[dict, ...]:
-    """Top-level subdivisions of a country (ISO 3166-2), sorted by name."""
+def iso_regions(country: str) -> tuple[dict, ...]:
+    """Top-level subdivisions of a country (ISO 3166-2) with ISO's own names, which may
+    carry a bracketed note ("Wales [Cymru GB-CYM]", "Catalunya [Cataluña]"): for matching
+    names (apps.profiles.geocoding), never for showing."""
     subdivisions = pycountry.subdivisions.get(country_code=country) or []
-    top = [sub for sub in subdivisions if sub.parent_code is None]
-    return tuple(sorted(({"code": sub.code, "name": sub.name} for sub in top), key=lambda item: item["name"]))
+    return tuple({"code": sub.code, "name": sub.name} for sub in subdivisions if sub.parent_code is None)
+
+
+def region_plain_name(name: str) -> str:
+    """ "Wales [Cymru GB-CYM]" -> "Wales": ISO 3166-2 names without their bracketed note."""
+    return re.sub(r"\s*\[[^\]]*\]$", "", name).strip() or name
+
+
+@lru_cache(maxsize=256)
+def regions_for_country(country: str) -> tuple[dict, ...]:
+    """Top-level subdivisions of a country (ISO 3166-2) as members read them (profiles,
+    signup, search, /api/regions.php, landers), sorted by name."""
+    regions = ({"code": region["code"], "name": region_plain_name(region["name"])} for region in iso_regions(country))
+    return tuple(sorted(regions, key=lambda item: item["name"]))
+
+
+def region_name(code: str) -> str:
+    """The name of one region (ISO 3166-2 code) as members read it; the code itself when
+    ISO does not know it."""
+    subdivision = pycountry.subdivisions.get(code=code) if code else None
+    return region_plain_name(subdivision.name) if subdivision else code
 
 
 def regions_offered(chosen, country: str) -> list[dict]:

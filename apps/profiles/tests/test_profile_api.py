@@ -38,6 +38,14 @@ def test_regions_of_the_sites_countries(site, client_for, django_assert_num_quer
     assert {"code": "GB-SCT", "name": "Scotland"} in body["regions"]["GB"]
 
 
+def test_region_names_are_the_members_not_isos_labels(site, client_for):
+    """ISO 3166-2 writes "Wales [Cymru GB-CYM]": members read "Wales" (the shared region
+    lookup, apps.tenants.selectors, used by profiles, signup, search and the landers too)."""
+    body = get(client_for(site), "/api/regions.php?country=GB")
+    assert {"code": "GB-WLS", "name": "Wales"} in body["regions"]["GB"]
+    assert not [region for region in body["regions"]["GB"] if "[" in region["name"]]
+
+
 def test_regions_of_one_country(site, client_for):
     body = get(client_for(site), "/api/regions.php?country=fr")
     assert list(body["regions"]) == ["FR"]
