@@ -7,9 +7,10 @@
  * - `[data-resend-confirmation]` boxes: the button posts to /api/signup/resend.php and the
  *   status line shows the box's `data-sent-text` or the server's message (e.g. the 429 one).
  */
-import Modal from "bootstrap/js/dist/modal.js";
+import type Modal from "bootstrap/js/dist/modal.js";
 
 import { post } from "../lib/api";
+import { loadBootstrap } from "./bootstrapOnDemand";
 
 export const RESEND_URL = "/api/signup/resend.php";
 export const SMARTPHONE_QUERIES = ["(max-width: 575.98px)", "(pointer: coarse)"];
@@ -19,17 +20,22 @@ export function isSmartphone(win: Window = window): boolean {
   return SMARTPHONE_QUERIES.some((query) => win.matchMedia(query).matches);
 }
 
-/** Shows each `.modal[data-autoshow]` (or drops it on phones when it says so); returns those shown. */
-export function autoshowModals(doc: Document = document, win: Window = window): Element[] {
+/**
+ * Shows each `.modal[data-autoshow]` (or drops it on phones when it says so); resolves to
+ * those shown. Bootstrap's modal is loaded only when there is one to show.
+ */
+export async function autoshowModals(doc: Document = document, win: Window = window): Promise<Element[]> {
   const shown: Element[] = [];
   for (const el of doc.querySelectorAll(".modal[data-autoshow]")) {
     if (el.hasAttribute("data-autoshow-skip-phone") && isSmartphone(win)) {
       el.remove();
       continue;
     }
-    Modal.getOrCreateInstance(el).show?.();
     shown.push(el);
   }
+  if (!shown.length) return shown;
+  const { default: ModalClass } = await loadBootstrap<{ default: typeof Modal }>("modal");
+  for (const el of shown) ModalClass.getOrCreateInstance(el).show?.();
   return shown;
 }
 

@@ -2,7 +2,8 @@
  * The base entry, loaded on every page by the base layout.
  *
  * - Bootstrap's JS for the server-rendered markup: dropdowns (account, language), the navbar
- *   collapse, modals, alerts, offcanvas, tabs and toasts (data-bs-* attributes work as usual).
+ *   collapse, modals, alerts, offcanvas, tabs and toasts (data-bs-* attributes work as usual),
+ *   each component a chunk loaded when the page first needs it (base/bootstrapOnDemand.ts).
  * - The chunk-load reload guard, the top progress bar and the page-hidden beacon.
  * - The app badge, the title count and the top-bar badges follow appStore.totals.
  * - The periodic refresh of the member's user, likes and chats (lib/refresh.ts, spec §9).
@@ -14,14 +15,7 @@
  * - Server-rendered `.modal[data-autoshow]` and `.toast[data-autoshow]` are shown on load; the
  *   activation reminder's "send the e-mail again" buttons are wired up.
  */
-import "bootstrap/js/dist/alert.js";
-import "bootstrap/js/dist/button.js";
-import "bootstrap/js/dist/collapse.js";
-import "bootstrap/js/dist/dropdown.js";
-import "bootstrap/js/dist/modal.js";
-import "bootstrap/js/dist/offcanvas.js";
-import "bootstrap/js/dist/tab.js";
-import Toast from "bootstrap/js/dist/toast.js";
+import type Toast from "bootstrap/js/dist/toast.js";
 
 import { installActivityTracking } from "../lib/activity";
 import { configureApiFromPage, sendPageHiddenBeacon } from "../lib/api";
@@ -34,11 +28,13 @@ import { startRefresh } from "../lib/refresh";
 import { appStore, updateAppBadge } from "../lib/store";
 import { autoshowModals, installResendConfirmation } from "./activationReminder";
 import { installBackButton } from "./backButton";
+import { installBootstrapOnDemand, loadBootstrap } from "./bootstrapOnDemand";
 import { installDismissAlerts } from "./dismissAlerts";
 import { installEnablePushAlert } from "./enablePush";
 import { installLanderVideos } from "./landerVideo";
 
 installChunkReloadGuard();
+installBootstrapOnDemand();
 installProgressBar();
 installActivityTracking(); // whether the member is at the screen (chat read state)
 installPushMessageHandler(); // NEW_PUSH_MESSAGE / NEW_PUSH_CLICK from /sw.js (spec §7)
@@ -50,12 +46,17 @@ document.addEventListener("visibilitychange", () => {
 });
 
 // Server-rendered toasts (e.g. "credits added" after a payment) marked data-autoshow.
-for (const el of document.querySelectorAll(".toast[data-autoshow]")) {
-  Toast.getOrCreateInstance(el).show();
+{
+  const toasts = document.querySelectorAll(".toast[data-autoshow]");
+  if (toasts.length) {
+    void loadBootstrap<{ default: typeof Toast }>("toast").then(({ default: ToastClass }) => {
+      for (const el of toasts) ToastClass.getOrCreateInstance(el).show();
+    });
+  }
 }
 
 // Server-rendered modals marked data-autoshow (e.g. the activation reminder after signup).
-autoshowModals();
+void autoshowModals();
 installResendConfirmation();
 // Dismissible alerts (spec §4): the dismissal is stored on the server.
 installDismissAlerts();

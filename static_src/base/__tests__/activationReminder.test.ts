@@ -32,16 +32,16 @@ describe("isSmartphone", () => {
 });
 
 describe("autoshowModals", () => {
-  it("shows a data-autoshow modal on a desktop", () => {
+  it("shows a data-autoshow modal on a desktop", async () => {
     document.body.innerHTML = MODAL;
-    const shown = autoshowModals(document, fakeWindow([]));
+    const shown = await autoshowModals(document, fakeWindow([]));
     expect(shown).toHaveLength(1);
     expect(document.body.classList.contains("modal-open")).toBe(true);
   });
 
-  it("removes a skip-phone modal on a smartphone instead of showing it", () => {
+  it("removes a skip-phone modal on a smartphone instead of showing it", async () => {
     document.body.innerHTML = MODAL;
-    expect(autoshowModals(document, fakeWindow(["(max-width: 575.98px)"]))).toHaveLength(0);
+    expect(await autoshowModals(document, fakeWindow(["(max-width: 575.98px)"]))).toHaveLength(0);
     expect(document.getElementById("m")).toBeNull();
     expect(document.body.classList.contains("modal-open")).toBe(false);
   });
