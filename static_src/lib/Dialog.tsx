@@ -171,6 +171,7 @@ export function Dialog({
   const [nudged, setNudged] = useState(false);
   // Where the last press began: a drag from inside to the backdrop is not a backdrop click.
   const pressedOnDialog = useRef<boolean | null>(null);
+  const focusBack = useRef<HTMLElement | null>(null);
 
   // Closing (with its animation) starts in the render where `open` turns false.
   if (open !== wasOpen) {
@@ -240,8 +241,18 @@ export function Dialog({
       unlockScroll();
       const back = latest.current.returnFocus?.current ?? previous;
       if (back?.isConnected && back !== document.body) back.focus();
+      focusBack.current = back;
     };
   }, [active, focusInitial, dismiss]);
+
+  // This cleanup runs inside React's commit, which afterwards puts focus back on the element
+  // that had it when the commit began, if that is still in the page (a kept-mounted dialog's
+  // content): give focus back once more after the commit.
+  useLayoutEffect(() => {
+    const back = focusBack.current;
+    focusBack.current = null;
+    if (!active && back?.isConnected && document.activeElement !== back) back.focus();
+  }, [active]);
 
   // The closing animation, then the real close (at once without an animation).
   useLayoutEffect(() => {

@@ -507,17 +507,14 @@ export function AccountStep(props: AccountStepProps) {
           </button>
         </div>
       </form>
-      {popup && (
-        <Popup
-          title={strings.popupTitle}
-          message={strings.invalidDate}
-          okLabel={strings.ok}
-          onClose={() => {
-            setPopup(false);
-            dayRef.current?.focus();
-          }}
-        />
-      )}
+      <Popup
+        open={popup}
+        title={strings.popupTitle}
+        message={strings.invalidDate}
+        okLabel={strings.ok}
+        returnFocus={dayRef}
+        onClose={() => setPopup(false)}
+      />
     </>
   );
 }

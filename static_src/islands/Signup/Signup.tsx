@@ -8,12 +8,13 @@
  * opened by any [data-signup-modal] element (or a "signup:open" event on document); it can
  * be closed until the account exists, and not by Escape, the backdrop or a button after.
  */
-import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent, type MouseEvent } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 
 import { get } from "../../lib/api";
+import { Dialog } from "../../lib/Dialog";
 import { appStore, type AppUser } from "../../lib/store";
 import { AccountStep, MessageStep } from "./AccountStep";
-import { fill, navigation, setCsrfToken, trapTab } from "./components";
+import { fill, navigation, setCsrfToken } from "./components";
 import { ConfirmStep, PushStep, pushStepAvailable } from "./FinishSteps";
 import { AboutStep, LocationStep, PersonalStep, PhotoStep, type UploadedPhoto } from "./ProfileSteps";
 import type { AccountValues, SignupProps, StepId, StepProfile } from "./types";
@@ -199,11 +200,7 @@ export function SignupFlow({ props, visible, headingLevel, onStarted }: FlowProp
 export function SignupModal({ props }: { props: SignupProps }) {
   const [open, setOpen] = useState(false);
   const [locked, setLocked] = useState(false);
-  const [shake, setShake] = useState(false);
-  const titleId = useId();
-  const dialogRef = useRef<HTMLDivElement>(null);
   const triggerRef = useRef<HTMLElement | null>(null);
-  const lockedRef = useRef(false);
 
   useEffect(() => {
     const onClick = (event: globalThis.MouseEvent) => {
@@ -228,85 +225,29 @@ export function SignupModal({ props }: { props: SignupProps }) {
     };
   }, []);
 
-  const close = useCallback(() => {
-    if (lockedRef.current) {
-      setShake(true);
-      return;
-    }
-    setOpen(false);
-    triggerRef.current?.focus();
-  }, []);
+  const close = useCallback(() => setOpen(false), []);
+  const onStarted = useCallback(() => setLocked(true), []);
 
-  useEffect(() => {
-    if (!open) return;
-    document.body.classList.add("modal-open");
-    const onKeyDown = (event: globalThis.KeyboardEvent) => {
-      if (event.key !== "Escape" || event.defaultPrevented) return;
-      event.preventDefault();
-      close();
-    };
-    document.addEventListener("keydown", onKeyDown);
-    return () => {
-      document.body.classList.remove("modal-open");
-      document.removeEventListener("keydown", onKeyDown);
-    };
-  }, [open, close]);
-
-  useEffect(() => {
-    if (!shake) return;
-    const timer = setTimeout(() => setShake(false), 300);
-    return () => clearTimeout(timer);
-  }, [shake]);
-
-  const onStarted = useCallback(() => {
-    lockedRef.current = true;
-    setLocked(true);
-  }, []);
-
-  const onBackdropClick = (event: MouseEvent<HTMLDivElement>) => {
-    if (event.target === event.currentTarget) close();
-  };
-
+  // Spec §4: while the signup is in progress (the account exists) it cannot be closed: no
+  // close button, and Escape and the backdrop only nudge it. It keeps its steps while closed.
   return (
-    <>
-      {open && <div className="modal-backdrop fade show" data-testid="signup-modal-backdrop" />}
-      <div
-        className={`modal fade signup-modal${open ? " show d-block" : ""}${shake ? " modal-static" : ""}`}
-        hidden={!open}
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby={titleId}
-        tabIndex={-1}
-        onKeyDown={(event: KeyboardEvent<HTMLDivElement>) => trapTab(event, dialogRef.current)}
-        onClick={onBackdropClick}
-        data-testid="signup-modal"
-      >
-        <div
-          className="modal-dialog modal-dialog-centered modal-dialog-scrollable modal-fullscreen-sm-down"
-          ref={dialogRef}
-        >
-          <div className="modal-content">
-            <div className="modal-header">
-              <h2 className="modal-title h5" id={titleId}>
-                {props.strings.title}
-              </h2>
-              {!locked && (
-                <button
-                  type="button"
-                  className="btn-close"
-                  aria-label={props.strings.close}
-                  onClick={close}
-                  data-testid="signup-modal-close"
-                />
-              )}
-            </div>
-            <div className="modal-body">
-              <SignupFlow props={props} visible={open} headingLevel={3} onStarted={onStarted} />
-            </div>
-          </div>
-        </div>
-      </div>
-    </>
+    <Dialog
+      open={open}
+      onClose={close}
+      closeOnEscape={!locked}
+      closeOnBackdrop={!locked}
+      title={props.strings.title}
+      closeLabel={locked ? undefined : props.strings.close}
+      closeTestId="signup-modal-close"
+      initialFocus=".signup-step-title"
+      returnFocus={triggerRef}
+      fullscreenOnPhone
+      keepMounted
+      className="signup-modal"
+      testId="signup-modal"
+    >
+      <SignupFlow props={props} visible={open} headingLevel={3} onStarted={onStarted} />
+    </Dialog>
   );
 }
 

@@ -1,8 +1,8 @@
 /** Small building blocks of the signup island. */
-import { useEffect, useId, useRef, type KeyboardEvent, type ReactNode } from "react";
-import { createPortal } from "react-dom";
+import { useId, type RefObject } from "react";
 
 import { ApiError } from "../../lib/api";
+import { Dialog } from "../../lib/Dialog";
 import type { FieldErrors, SignupStrings } from "./types";
 
 /** Fills "{name}"-style placeholders the server left in a translated string. */
@@ -109,99 +109,42 @@ export function StepButtons({ strings, busy, submitLabel, onSkip, onBack }: Step
   );
 }
 
-const FOCUSABLE =
-  'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
-
-/** Keeps Tab and Shift+Tab inside `container`. */
-export function trapTab(event: KeyboardEvent<HTMLElement>, container: HTMLElement | null): void {
-  if (event.key !== "Tab" || !container) return;
-  const items = [...container.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => !el.closest("[hidden]"));
-  if (items.length === 0) return;
-  const first = items[0]!;
-  const last = items[items.length - 1]!;
-  const active = document.activeElement;
-  if (event.shiftKey && (active === first || !container.contains(active))) {
-    event.preventDefault();
-    last.focus();
-  } else if (!event.shiftKey && (active === last || !container.contains(active))) {
-    event.preventDefault();
-    first.focus();
-  }
-}
-
 interface PopupProps {
+  open: boolean;
   title: string;
   message: string;
   okLabel: string;
   onClose: () => void;
-  children?: ReactNode;
+  /** Where focus goes after it (the field to correct). */
+  returnFocus?: RefObject<HTMLElement | null>;
 }
 
 /** A small alert dialog over everything (spec §5: "Invalid date of birth." as a popup). */
-export function Popup({ title, message, okLabel, onClose }: PopupProps) {
-  const titleId = useId();
+export function Popup({ open, title, message, okLabel, onClose, returnFocus }: PopupProps) {
   const bodyId = useId();
-  const okRef = useRef<HTMLButtonElement>(null);
-  const dialogRef = useRef<HTMLDivElement>(null);
-
-  useEffect(() => {
-    okRef.current?.focus();
-  }, []);
-
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    // The signup modal around it must not act on these keys.
-    event.stopPropagation();
-    if (event.key === "Escape") {
-      event.preventDefault();
-      onClose();
-      return;
-    }
-    trapTab(event, dialogRef.current);
-  };
-
-  // On document.body: out of the signup modal's (full-screen on phones) styles and layout.
-  return createPortal(
-    <>
-      <div className="modal-backdrop fade show signup-popup-backdrop" />
-      <div
-        className="modal fade show d-block signup-popup"
-        role="alertdialog"
-        aria-modal="true"
-        aria-labelledby={titleId}
-        aria-describedby={bodyId}
-        tabIndex={-1}
-        onKeyDown={onKeyDown}
-        onClick={(event) => {
-          event.stopPropagation();
-          if (event.target === event.currentTarget) onClose();
-        }}
-        data-testid="signup-popup"
-      >
-        <div className="modal-dialog modal-dialog-centered modal-sm" ref={dialogRef}>
-          <div className="modal-content">
-            <div className="modal-body">
-              <h2 className="h6 mb-2" id={titleId}>
-                {title}
-              </h2>
-              <p className="mb-0" id={bodyId}>
-                {message}
-              </p>
-            </div>
-            <div className="modal-footer py-2">
-              <button
-                type="button"
-                className="btn btn-primary w-100"
-                ref={okRef}
-                onClick={onClose}
-                data-testid="signup-popup-ok"
-              >
-                {okLabel}
-              </button>
-            </div>
-          </div>
-        </div>
-      </div>
-    </>,
-    document.body,
+  return (
+    <Dialog
+      open={open}
+      onClose={onClose}
+      returnFocus={returnFocus}
+      role="alertdialog"
+      title={title}
+      describedBy={bodyId}
+      size="sm"
+      className="signup-popup"
+      headerClassName="border-0 pb-0"
+      titleClassName="h6"
+      footerClassName="py-2"
+      testId="signup-popup"
+      footer={
+        <button type="button" className="btn btn-primary w-100" onClick={onClose} data-testid="signup-popup-ok">
+          {okLabel}
+        </button>
+      }
+    >
+      <p className="mb-0" id={bodyId}>
+        {message}
+      </p>
+    </Dialog>
   );
 }

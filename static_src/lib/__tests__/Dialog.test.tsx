@@ -358,11 +358,14 @@ describe("Dialog", () => {
     render(<Page keepMounted />);
     const dialog = screen.getByTestId("dialog") as HTMLDialogElement;
     expect(dialog.open).toBe(false);
-    fireEvent.click(screen.getByTestId("trigger"));
+    const trigger = screen.getByTestId("trigger");
+    trigger.focus();
+    fireEvent.click(trigger);
     expect(dialog.open).toBe(true);
     fireEvent.change(screen.getByTestId("first-field"), { target: { value: "Ann" } });
     fireEvent.click(screen.getByTestId("close"));
     expect(dialog.open).toBe(false);
+    expect(document.activeElement).toBe(trigger); // not back to the focus of the commit's start
     expect((screen.getByTestId("first-field") as HTMLInputElement).value).toBe("Ann");
   });
 

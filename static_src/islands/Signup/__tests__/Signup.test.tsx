@@ -550,7 +550,7 @@ describe("the signup modal", () => {
     return { trigger, ...result };
   }
   const modal = () => screen.getByTestId("signup-modal");
-  const isOpen = () => !modal().hidden;
+  const isOpen = () => (modal() as HTMLDialogElement).open;
 
   it("stays hidden until an element with data-signup-modal is clicked", () => {
     const { trigger } = renderModal();
@@ -561,11 +561,11 @@ describe("the signup modal", () => {
     });
     expect(click.defaultPrevented).toBe(true); // the link's href is only the no-JS fallback
     expect(isOpen()).toBe(true);
-    expect(modal().getAttribute("role")).toBe("dialog");
-    expect(modal().getAttribute("aria-modal")).toBe("true");
+    expect(modal().tagName).toBe("DIALOG"); // a native modal dialog (lib/Dialog.tsx)
+    expect(screen.getByRole("dialog", { name: "Sign up for free" })).toBe(modal());
     expect(document.getElementById(modal().getAttribute("aria-labelledby")!)!.textContent).toBe("Sign up for free");
     expect(document.activeElement).toBe(title());
-    expect(document.body.classList.contains("modal-open")).toBe(true);
+    expect(document.documentElement.classList.contains("dialog-open")).toBe(true);
   });
 
   it("lets a click with a modifier key open the link as usual", () => {
@@ -591,7 +591,7 @@ describe("the signup modal", () => {
     fireEvent.click(screen.getByTestId("signup-modal-close"));
     expect(isOpen()).toBe(false);
     expect(document.activeElement).toBe(trigger);
-    expect(document.body.classList.contains("modal-open")).toBe(false);
+    expect(document.documentElement.classList.contains("dialog-open")).toBe(false);
 
     fireEvent.click(trigger);
     expect((screen.getByLabelText("E-mail address") as HTMLInputElement).value).toBe("anna@example.com");
@@ -611,11 +611,10 @@ describe("the signup modal", () => {
     expect(screen.queryByTestId("signup-modal-close")).toBeNull();
     fireEvent.keyDown(document.activeElement!, { key: "Escape" });
     fireEvent.keyDown(document, { key: "Escape" });
-    fireEvent.click(modal());
-    fireEvent.click(screen.getByTestId("signup-modal-backdrop"));
+    fireEvent.click(modal()); // the backdrop
     expect(isOpen()).toBe(true);
     expect(title().textContent).toBe("Add a profile photo");
-    expect(modal().classList.contains("modal-static")).toBe(true); // it nudges instead
+    expect(modal().classList.contains("app-dialog-nudge")).toBe(true); // it nudges instead
   });
 
   it("opens on a signup:open event from another island", () => {
