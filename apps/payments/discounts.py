@@ -387,14 +387,16 @@ def time_bonus_island_props(request: HttpRequest, state: dict | None) -> dict | 
 
 
 def time_bonus_strings() -> dict:
-    """The TimeBonus island's strings. `{percentage}` and `{time}` are filled in by it."""
+    """The TimeBonus island's strings. `{percentage}` and `{time}` are filled in by it.
+    TIMEBONUS25 is the "time bonus" wherever it shows (banner, modal, credits page,
+    checkout, premium page); the "welcome discount" is WELCOME25, another offer."""
     return {
         # xgettext:no-python-format
-        "bannerText": _("Welcome bonus: {percentage}% off your first credits!"),
+        "bannerText": _("Time bonus: {percentage}% off your first credits!"),
         "bannerTime": _("Only {time} left"),
         "bannerLink": _("Get your discount"),
         # xgettext:no-python-format
-        "modalTitle": _("Your welcome bonus: {percentage}% off"),
+        "modalTitle": _("Your time bonus: {percentage}% off"),
         # xgettext:no-python-format
         "modalBody": _("As a new member you get {percentage}% off your first credits. This offer ends in:"),
         # xgettext:no-python-format

@@ -252,7 +252,7 @@ class TestPages:
             False,
         )
         assert props["modalDelaySeconds"] == 40
-        assert props["strings"]["bannerText"] == "Welcome bonus: {percentage}% off your first credits!"
+        assert props["strings"]["bannerText"] == "Time bonus: {percentage}% off your first credits!"
         assert props["strings"]["close"] == "Close"
         # The island sits right under the top bar.
         assert body.index('data-testid="topbar"') < body.index('data-island="TimeBonus"') < body.index('id="warnings"')
@@ -277,3 +277,20 @@ class TestPages:
         answer = client.post("/api/dismiss.php", {"alert": "time_bonus"}, content_type="application/json")
         assert answer.status_code == 200 and answer.json()["alert"] == "time_bonus"
         assert _island(client.get("/members").content.decode())["dismissed"] is True
+
+
+def test_the_time_bonus_has_one_name_everywhere():
+    """TIMEBONUS25 (spec §9 "Time bonus: 4 hours ... code TIMEBONUS25") is the "time bonus"
+    in the banner, its modal, the credits page and checkout; WELCOME25 is the "welcome
+    discount", another offer (7 days, first purchase)."""
+    from apps.payments.discounts import time_bonus_strings
+    from apps.payments.views_credits import checkout_strings
+
+    banner = time_bonus_strings()
+    checkout = checkout_strings()
+    assert banner["bannerText"].startswith("Time bonus:")
+    assert "time bonus" in banner["modalTitle"].lower()
+    assert checkout["discountTimeBonus"].startswith("Time bonus:")
+    assert checkout["discountWelcome"].startswith("Welcome discount:")
+    texts = [*banner.values(), *checkout.values()]
+    assert not [text for text in texts if "welcome bonus" in text.lower()]

@@ -139,11 +139,25 @@ export function TimeBonus({
   if (!bonus || seconds <= 0) return null;
 
   const percentage = bonus.percentage ?? DEFAULT_PERCENTAGE;
+  const remaining = formatCountdown(seconds);
+  // The timer's label holds the time too: a label of its own ("Time left") would replace
+  // it in the link's name ("Only Time left left"). The link is named by its whole text,
+  // the remaining time included, as it reads on screen.
   const time = (
-    <span className="time-bonus-countdown" role="timer" aria-label={strings.timeLeft} data-testid="time-bonus-countdown">
-      {formatCountdown(seconds)}
+    <span
+      className="time-bonus-countdown"
+      role="timer"
+      aria-label={`${strings.timeLeft}: ${remaining}`}
+      data-testid="time-bonus-countdown"
+    >
+      {remaining}
     </span>
   );
+  const bannerName = [
+    fillText(strings.bannerText, { percentage }),
+    fillText(strings.bannerTime, { time: remaining }),
+    strings.bannerLink,
+  ].join(" ");
 
   const close = () => {
     closedOnThisPage = true;
@@ -157,7 +171,12 @@ export function TimeBonus({
   return (
     <>
       <div className="time-bonus-banner" data-testid="time-bonus-banner">
-        <a className="container time-bonus-banner-link" href={creditsUrl} data-testid="time-bonus-banner-link">
+        <a
+          className="container time-bonus-banner-link"
+          href={creditsUrl}
+          aria-label={bannerName}
+          data-testid="time-bonus-banner-link"
+        >
           <span className="time-bonus-banner-text">{fillText(strings.bannerText, { percentage })}</span>
           <span className="time-bonus-banner-time">{fill(strings.bannerTime, { time })}</span>
           <span className="time-bonus-banner-cta">{strings.bannerLink}</span>
@@ -181,7 +200,7 @@ export function TimeBonus({
       >
         <p>{fillText(strings.modalBody, { percentage })}</p>
         <p className="time-bonus-modal-time mb-0" data-testid="time-bonus-modal-time">
-          {formatCountdown(seconds)}
+          {remaining}
         </p>
       </Dialog>
     </>

@@ -8,10 +8,10 @@ import { formatCountdown, resetCountdown, secondsLeft, TICK_MS, TIME_BONUS_SECON
 import { MEMBERS_AREA_KEY, resetTimeBonusModal, TimeBonus, type TimeBonusProps } from "../TimeBonus";
 
 const strings: TimeBonusProps["strings"] = {
-  bannerText: "Welcome bonus: {percentage}% off your first credits!",
+  bannerText: "Time bonus: {percentage}% off your first credits!",
   bannerTime: "Only {time} left",
   bannerLink: "Get your discount",
-  modalTitle: "Your welcome bonus: {percentage}% off",
+  modalTitle: "Your time bonus: {percentage}% off",
   modalBody: "As a new member you get {percentage}% off your first credits. This offer ends in:",
   modalLink: "Get {percentage}% off now",
   timeLeft: "Time left",
@@ -140,10 +140,16 @@ describe("the banner", () => {
   it("shows the discount and the countdown, ticking once per second, linking to the credits page", async () => {
     start(3 * 3600 + 2);
     render(<TimeBonus {...props({ membersArea: false })} />);
-    expect(banner()?.textContent).toContain("Welcome bonus: 25% off your first credits!");
+    expect(banner()?.textContent).toContain("Time bonus: 25% off your first credits!");
     expect(banner()?.textContent).toContain("Only 03:00:02 left");
     expect(screen.getByTestId("time-bonus-banner-link").getAttribute("href")).toBe("/credits");
-    expect(screen.getByRole("timer").getAttribute("aria-label")).toBe("Time left");
+    // Screen readers hear the remaining time, not the timer's label in its place.
+    expect(
+      screen.getByRole("link", {
+        name: "Time bonus: 25% off your first credits! Only 03:00:02 left Get your discount",
+      }),
+    ).toBe(screen.getByTestId("time-bonus-banner-link"));
+    expect(screen.getByRole("timer", { name: "Time left: 03:00:02" }).textContent).toBe("03:00:02");
 
     await advance(TICK_MS - 1);
     expect(shown()).toEqual(["03:00:02"]);
@@ -153,6 +159,7 @@ describe("the banner", () => {
     expect(shown()).toEqual(["03:00:00"]);
     await advance(TICK_MS);
     expect(shown()).toEqual(["02:59:59"]);
+    expect(screen.getByRole("link", { name: /Only 02:59:59 left/ })).toBeTruthy();
   });
 
   it("is cleared at zero: banner gone, time bonus gone, no timer left", async () => {
@@ -230,7 +237,7 @@ describe("the time-bonus modal", () => {
     await advance(1);
     const dialog = screen.getByTestId("time-bonus-modal");
     expect(document.getElementById(dialog.getAttribute("aria-labelledby")!)?.textContent).toBe(
-      "Your welcome bonus: 25% off",
+      "Your time bonus: 25% off",
     );
     expect(screen.getByTestId("time-bonus-modal-time").textContent).toBe("00:59:20");
     expect(screen.getByTestId("time-bonus-modal-link").getAttribute("href")).toBe("/credits");
