@@ -19,11 +19,11 @@ import {
   useState,
   type FormEvent,
   type KeyboardEvent,
-  type ReactNode,
 } from "react";
 
 import { memberActive, onActive } from "../../lib/activity";
 import { ApiError, get, post } from "../../lib/api";
+import { Dialog } from "../../lib/Dialog";
 import { PUSH_MESSAGE_EVENT } from "../../lib/push";
 import {
   createOutbox,
@@ -215,38 +215,17 @@ function Bubble({ message, strings }: { message: ShownMessage; strings: Record<s
   );
 }
 
-interface ModalProps {
-  title: string;
-  testId: string;
-  closeLabel: string;
-  onClose: () => void;
-  children: ReactNode;
+/** The newest id of the other's messages (0 without any). */
+function newestIncoming(messages: MessageData[]): number {
+  return messages.reduce((max, message) => (!message.mine && message.id > max ? message.id : max), 0);
 }
 
-function Modal({ title, testId, closeLabel, onClose, children }: ModalProps) {
-  useEffect(() => {
-    const onKey = (event: globalThis.KeyboardEvent) => {
-      if (event.key === "Escape") onClose();
-    };
-    document.addEventListener("keydown", onKey);
-    return () => document.removeEventListener("keydown", onKey);
-  }, [onClose]);
-  return (
-    <>
-      <div className="modal d-block chat-modal" role="dialog" aria-modal="true" aria-label={title} data-testid={testId}>
-        <div className="modal-dialog modal-dialog-centered modal-dialog-scrollable">
-          <div className="modal-content">
-            <div className="modal-header">
-              <h2 className="modal-title h5">{title}</h2>
-              <button type="button" className="btn-close" aria-label={closeLabel} onClick={onClose} />
-            </div>
-            <div className="modal-body">{children}</div>
-          </div>
-        </div>
-      </div>
-      <div className="modal-backdrop show" onClick={onClose} />
-    </>
-  );
+/** What a screen reader says for an incoming message: its text, else "Photo" or the gift. */
+function spokenText(message: ShownMessage, strings: Record<string, string>): string {
+  if (message.text) return message.text;
+  if (message.kind === "photo") return strings.photo ?? "";
+  if (message.kind === "gift") return message.gift?.name ?? "";
+  return "";
 }
 
 export interface ConversationProps extends Omit<ChatProps, "view" | "chats" | "history"> {
@@ -276,6 +255,9 @@ export function Conversation(props: ConversationProps) {
   const [giftsOpen, setGiftsOpen] = useState(Boolean(props.openGifts));
   const [gifts, setGifts] = useState<Gift[] | null>(null);
   const [online, setOnline] = useState(() => typeof navigator === "undefined" || navigator.onLine !== false);
+  // What the polite live region says: the text of new incoming messages, once each.
+  const [announcement, setAnnouncement] = useState({ text: "", key: 0 });
+  const announcedUpTo = useRef(newestIncoming(props.history.messages));
 
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const fileRef = useRef<HTMLInputElement>(null);
@@ -610,6 +592,16 @@ export function Conversation(props: ConversationProps) {
     }
   };
 
+  // New messages from the other (live, polled or after a push) are announced once, not the
+  // whole list: the messages list itself is not a live region.
+  useEffect(() => {
+    const fresh = messages.filter((message) => !message.mine && message.id > announcedUpTo.current);
+    if (fresh.length === 0) return;
+    announcedUpTo.current = Math.max(...fresh.map((message) => message.id));
+    const text = fresh.map((message) => spokenText(message, strings)).filter(Boolean).join("\n");
+    if (text) setAnnouncement((previous) => ({ text, key: previous.key + 1 }));
+  }, [messages, strings]);
+
   const closeIcebreaker = useCallback(() => setIcebreaker(false), []);
   const closeGifts = useCallback(() => setGiftsOpen(false), []);
 
@@ -634,7 +626,7 @@ export function Conversation(props: ConversationProps) {
               {profile.name}
             </span>
             {typing ? (
-              <span className="chat-header-sub d-block small text-primary" data-testid="chat-typing">
+              <span className="chat-header-sub d-block small text-primary" aria-hidden="true" data-testid="chat-typing">
                 {fill(strings.typing, { name: profile.name })}
               </span>
             ) : (
@@ -658,7 +650,14 @@ export function Conversation(props: ConversationProps) {
         </a>
       </header>
 
-      <div className="chat-messages" ref={listRef} onScroll={onListScroll} data-testid="chat-messages" aria-live="polite">
+      <div className="visually-hidden" role="status" data-testid="chat-typing-status">
+        {typing ? fill(strings.typing, { name: profile.name }) : ""}
+      </div>
+      <div className="visually-hidden" aria-live="polite" aria-atomic="true" data-testid="chat-announce">
+        {announcement.text && <span key={announcement.key}>{announcement.text}</span>}
+      </div>
+
+      <div className="chat-messages" ref={listRef} onScroll={onListScroll} data-testid="chat-messages">
         {hasOlder && (
           <p className="chat-older text-center small text-body-secondary my-2" data-testid="chat-older-hidden">
             {strings.olderHidden}
@@ -788,59 +787,71 @@ export function Conversation(props: ConversationProps) {
         </form>
       </div>
 
-      {icebreaker && !closed && (
-        <Modal title={strings.icebreakerTitle} testId="chat-icebreaker" closeLabel={strings.close} onClose={closeIcebreaker}>
-          <p>{strings.icebreakerBody}</p>
-          <div className="d-grid gap-2">
-            {openers.map((opener) => {
-              const text = fill(opener, { name: profile.name });
-              return (
-                <button
-                  key={opener}
-                  type="button"
-                  className="btn btn-outline-primary text-start"
-                  data-testid="icebreaker-opener"
-                  onClick={() => {
-                    setDraft(text);
-                    setIcebreaker(false);
-                    requestAnimationFrame?.(() => inputRef.current?.focus());
-                  }}
-                >
-                  {text}
-                </button>
-              );
-            })}
-            <button type="button" className="btn btn-link" onClick={closeIcebreaker} data-testid="icebreaker-own">
-              {strings.icebreakerOwn}
-            </button>
-          </div>
-        </Modal>
-      )}
+      <Dialog
+        open={icebreaker && !closed}
+        onClose={closeIcebreaker}
+        title={strings.icebreakerTitle}
+        closeLabel={strings.close}
+        returnFocus={inputRef}
+        className="chat-modal"
+        testId="chat-icebreaker"
+      >
+        <p>{strings.icebreakerBody}</p>
+        <div className="d-grid gap-2">
+          {openers.map((opener) => {
+            const text = fill(opener, { name: profile.name });
+            return (
+              <button
+                key={opener}
+                type="button"
+                className="btn btn-outline-primary text-start"
+                data-testid="icebreaker-opener"
+                onClick={() => {
+                  setDraft(text);
+                  setIcebreaker(false); // focus goes back to the input
+                }}
+              >
+                {text}
+              </button>
+            );
+          })}
+          <button type="button" className="btn btn-link" onClick={closeIcebreaker} data-testid="icebreaker-own">
+            {strings.icebreakerOwn}
+          </button>
+        </div>
+      </Dialog>
 
-      {giftsOpen && !closed && (
-        <Modal title={`${strings.giftsTitle} (${costLabels.gift})`} testId="chat-gifts" closeLabel={strings.close} onClose={closeGifts}>
-          {gifts === null ? (
-            <p className="text-body-secondary mb-0">{strings.loading}</p>
-          ) : gifts.length === 0 ? (
-            <p className="text-body-secondary mb-0">{strings.noGifts}</p>
-          ) : (
-            <div className="chat-gift-grid">
-              {gifts.map((gift) => (
-                <button
-                  key={gift.id}
-                  type="button"
-                  className="btn btn-outline-secondary chat-gift-choice"
-                  onClick={() => sendGift(gift)}
-                  data-testid={`gift-${gift.id}`}
-                >
-                  {gift.image ? <img src={gift.image} alt="" width="48" height="48" /> : <span className="chat-gift-emoji" aria-hidden="true">{gift.emoji}</span>}
-                  <span className="small d-block">{gift.name}</span>
-                </button>
-              ))}
-            </div>
-          )}
-        </Modal>
-      )}
+      <Dialog
+        open={giftsOpen && !closed}
+        onClose={closeGifts}
+        title={`${strings.giftsTitle} (${costLabels.gift})`}
+        closeLabel={strings.close}
+        className="chat-modal"
+        testId="chat-gifts"
+      >
+        {gifts === null ? (
+          <p className="text-body-secondary mb-0" role="status">
+            {strings.loading}
+          </p>
+        ) : gifts.length === 0 ? (
+          <p className="text-body-secondary mb-0">{strings.noGifts}</p>
+        ) : (
+          <div className="chat-gift-grid">
+            {gifts.map((gift) => (
+              <button
+                key={gift.id}
+                type="button"
+                className="btn btn-outline-secondary chat-gift-choice"
+                onClick={() => sendGift(gift)}
+                data-testid={`gift-${gift.id}`}
+              >
+                {gift.image ? <img src={gift.image} alt="" width="48" height="48" /> : <span className="chat-gift-emoji" aria-hidden="true">{gift.emoji}</span>}
+                <span className="small d-block">{gift.name}</span>
+              </button>
+            ))}
+          </div>
+        )}
+      </Dialog>
     </section>
   );
 }

@@ -358,3 +358,80 @@ describe("Conversation, live events", () => {
     await settle();
   });
 });
+
+describe("Conversation, accessibility", () => {
+  const announced = () => screen.getByTestId("chat-announce").textContent;
+
+  it("announces each new incoming message's text once, not the list and not our own", async () => {
+    const calls = api((call) => json(200, { message: stored(20, call.body as Record<string, unknown>), credits: 9 }));
+    const { socket } = startFakeRealtime();
+    renderChat();
+    // The messages list is no live region; the history already there is not announced.
+    expect(screen.getByTestId("chat-messages").hasAttribute("aria-live")).toBe(false);
+    expect(announced()).toBe("");
+
+    act(() => socket.receive({ type: "message.new", message: message(3, { mine: false, text: "Are you there?" }) }));
+    const region = screen.getByTestId("chat-announce");
+    expect(region.getAttribute("aria-live")).toBe("polite");
+    expect(announced()).toBe("Are you there?");
+
+    // Our own message (and its answer) says nothing new.
+    type("Yes!");
+    fireEvent.click(screen.getByTestId("chat-send"));
+    await settle();
+    expect(posts(calls)).toHaveLength(1);
+    expect(announced()).toBe("Are you there?");
+
+    // The same message again (the socket and a poll both bring it) is not announced again.
+    const before = region.firstElementChild;
+    act(() => socket.receive({ type: "message.new", message: message(3, { mine: false, text: "Are you there?" }) }));
+    expect(region.firstElementChild).toBe(before);
+
+    // A photo is named.
+    act(() => socket.receive({ type: "message.new", message: message(4, { mine: false, kind: "photo", text: "" }) }));
+    expect(announced()).toBe("Photo");
+  });
+
+  it("says '… is typing' in a status region; the visible line is not read twice", () => {
+    api();
+    const { socket } = startFakeRealtime();
+    renderChat();
+    const status = screen.getByTestId("chat-typing-status");
+    expect(status.getAttribute("role")).toBe("status");
+    expect(status.textContent).toBe("");
+    act(() => socket.receive({ type: "typing", conversation: CONVERSATION }));
+    expect(status.textContent).toBe("Anna is typing…");
+    expect(screen.getByTestId("chat-typing").getAttribute("aria-hidden")).toBe("true");
+  });
+
+  it("the icebreaker is a labelled modal dialog: focus inside, Escape closes it, focus goes to the input", () => {
+    api();
+    renderChat({ history: history([]) });
+    const dialog = screen.getByRole("dialog", { name: "Break the ice" });
+    expect(dialog).toBe(screen.getByTestId("chat-icebreaker"));
+    expect(dialog.contains(document.activeElement)).toBe(true);
+    fireEvent.keyDown(document.activeElement!, { key: "Escape" });
+    expect(screen.queryByTestId("chat-icebreaker")).toBeNull();
+    expect(document.activeElement).toBe(input());
+  });
+
+  it("the gift dialog gives focus back to the gift button", async () => {
+    fakeApi((call) => {
+      if (call.path === "/api/gifts.php") return json(200, { gifts: [{ id: 1, name: "Rose", emoji: "🌹", image: "" }] });
+      if (call.path === "/api/chat-read.php") return json(200, { num_unread_messages: 0, unread_total: 0 });
+      if (call.path === "/api/chats.php") return json(200, { chats: [] });
+      return undefined;
+    });
+    renderChat();
+    const button = screen.getByTestId("chat-gift-button");
+    button.focus();
+    fireEvent.click(button);
+    const dialog = screen.getByTestId("chat-gifts");
+    expect(document.getElementById(dialog.getAttribute("aria-labelledby")!)!.textContent).toContain("Send a gift");
+    await settle();
+    expect(screen.getByTestId("gift-1")).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: "Close" }));
+    expect(screen.queryByTestId("chat-gifts")).toBeNull();
+    expect(document.activeElement).toBe(button);
+  });
+});
