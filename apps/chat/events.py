@@ -76,7 +76,7 @@ def badges_send_on_commit(*, user_id: int | None) -> None:
 def like_announce(*, liker, liker_profile, profile, is_match: bool) -> None:
     """`liker` (with `liker_profile`) liked `profile`: its member hears of the like (or
     the match), the liker of a match too; both get fresh badges. After commit."""
-    from apps.profiles.search import profile_card
+    from apps.profiles.cards import profile_card
 
     if liker_profile is None:
         return

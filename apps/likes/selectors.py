@@ -10,8 +10,8 @@ from django.utils import timezone
 
 from apps.likes.models import Like
 from apps.likes.services import likeable_profiles
+from apps.profiles.cards import profile_card
 from apps.profiles.models import Profile
-from apps.profiles.search import profile_card
 from apps.profiles.visibility import profiles_visible_to
 
 

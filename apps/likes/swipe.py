@@ -17,8 +17,9 @@ from django.utils.translation import gettext as _
 from apps.common.exceptions import ApplicationError
 from apps.likes.models import Like, LikeSource, SwipePass
 from apps.likes.services import like_create, likeable_profiles
+from apps.profiles.cards import profile_card
 from apps.profiles.models import Profile
-from apps.profiles.search import own_profile, profile_card
+from apps.profiles.search import own_profile
 from apps.profiles.selectors import looking_for_genders
 from apps.profiles.visibility import profiles_visible_to
 from apps.tenants.models import Site

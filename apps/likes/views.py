@@ -18,7 +18,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from apps.common.exceptions import ApplicationError
 from apps.likes.selectors import likes_counts, likes_matches_qs, likes_received_qs, likes_sent_qs
 from apps.likes.services import like_create, like_delete
-from apps.profiles.search import profile_card
+from apps.profiles.cards import profile_card
 
 OVERVIEW_SIZE = 6
 # A list page shows this many; older likes are still counted in the overview.

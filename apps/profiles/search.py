@@ -20,9 +20,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from apps.accounts.selectors import age_on
 from apps.accounts.tracking import has_tracking_network
 from apps.common.exceptions import ApplicationError
+from apps.profiles.cards import CARD_FIELDS, profile_card
 from apps.profiles.models import (
     Block,
     BodyType,
@@ -34,7 +34,7 @@ from apps.profiles.models import (
     Sexuality,
     Tattoos,
 )
-from apps.profiles.selectors import looking_for_genders, public_thumb_url
+from apps.profiles.selectors import looking_for_genders
 from apps.profiles.visibility import profiles_visible_to
 from apps.tenants.constants import SEARCHABLE_PROFILE_FIELDS
 from apps.tenants.models import Site
@@ -338,21 +338,6 @@ def filters_q(filters: SearchFilters) -> Q:
     return q
 
 
-CARD_FIELDS = (
-    "id",
-    "name",
-    "date_of_birth",
-    "city",
-    "region",
-    "country",
-    "is_fictional",
-    "is_cam",
-    "created",
-    "main_photo__status",
-    "main_photo__thumb",
-)
-
-
 def _listed(queryset: QuerySet[Profile]) -> QuerySet[Profile]:
     return queryset.select_related("main_photo").only(*CARD_FIELDS).order_by("-created", "-id")
 
@@ -473,21 +458,6 @@ def search_run(*, site: Site, viewer, search: SearchRequest) -> SearchResult:
 
 
 # --- Output -----------------------------------------------------------------------
-
-
-def profile_card(profile: Profile, *, today: date | None = None) -> dict:
-    thumb = public_thumb_url(profile)
-    return {
-        "id": profile.pk,
-        "name": profile.name,
-        "age": age_on(profile.date_of_birth, today or timezone.localdate()) if profile.date_of_birth else None,
-        "city": profile.city,
-        "region": profile.region,
-        "country": profile.country.code if profile.country else "",
-        "main_image": {"thumb_filename": thumb} if thumb else None,
-        "is_fictional": profile.is_fictional,
-        "is_cam": profile.is_cam,
-    }
 
 
 def search_payload(result: SearchResult) -> dict:

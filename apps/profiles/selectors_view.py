@@ -10,16 +10,14 @@ from django.http import Http404
 from django.utils import timezone
 
 from apps.accounts.selectors import age_on
+from apps.profiles.cards import DETAIL_FIELDS, profile_place
 from apps.profiles.models import Photo, PhotoStatus, Profile
 from apps.profiles.selectors import photos_visible_to
 from apps.profiles.visibility import blocked_by, has_blocked, profiles_visible_to
 from apps.tenants.constants import PROFILE_FIELDS
 from apps.tenants.models import Site
-from apps.tenants.selectors import region_name
 
 RELATED_PROFILES = 6
-# The profile fields shown as "label: value" rows, in the order of PROFILE_FIELDS.
-DETAIL_FIELDS = ("gender", "sexuality", "relationship_status", "body_type", "hair_color", "eye_color", "tattoos")
 FIELD_LABELS = dict(PROFILE_FIELDS)
 
 
@@ -128,19 +126,9 @@ def profile_age(profile: Profile) -> int | None:
     return age_on(profile.date_of_birth, timezone.localdate()) if profile.date_of_birth else None
 
 
-
-
 def profile_location(*, site: Site, profile: Profile) -> str:
-    """City, region and country, each only when the site shows it."""
-    shown = site.visible_profile_fields
-    parts = []
-    if "city" in shown and profile.city:
-        parts.append(profile.city)
-    if "region" in shown and profile.region:
-        parts.append(region_name(profile.region))
-    if "country" in shown and profile.country:
-        parts.append(str(profile.country.name))
-    return ", ".join(parts)
+    """City, region and country, each only when the site shows it (as on the cards)."""
+    return profile_place(profile, site.visible_profile_fields)
 
 
 def profile_details(*, site: Site, profile: Profile) -> list[dict]:

@@ -15,6 +15,7 @@ from apps.accounts.forms_settings import errors_to_form
 from apps.common.exceptions import ApplicationError
 from apps.likes.selectors import like_state
 from apps.likes.services import like_mark_opened
+from apps.profiles.cards import fictional_label, profile_notes
 from apps.profiles.forms import ComplaintForm
 from apps.profiles.models import PhotoStatus
 from apps.profiles.selectors import public_thumb_url
@@ -86,11 +87,18 @@ def profile_view(request: HttpRequest, id: int) -> HttpResponse:
         "thumb": _header_thumb(page),
         "age": profile_age(profile) if "age" in shown else None,
         "location": profile_location(site=site, profile=profile),
+        "fictional": fictional_label(profile, site),
+        "notes": profile_notes(profile, site),
         "details": profile_details(site=site, profile=profile),
         "interests": profile.interests if "interests" in shown else [],
         "about_me": profile.about_me if "about_me" in shown else "",
         "related": [
-            {"id": other.pk, "name": other.name, "thumb": public_thumb_url(other), "fictional": other.is_fictional}
+            {
+                "id": other.pk,
+                "name": other.name,
+                "thumb": public_thumb_url(other),
+                "fictional": fictional_label(other, site),
+            }
             for other in page.related
         ],
         "locked_range": range(page.locked),

@@ -71,7 +71,6 @@ def _common_props(request: HttpRequest) -> dict:
         "pageSize": PAGE_SIZE,
         "options": search_options(site),
         "defaults": defaults.payload(niche_genders=niche_genders(site)),
-        "fictionalIcon": site.fictional_icon,
     }
 
 

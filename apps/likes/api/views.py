@@ -11,7 +11,7 @@ from apps.common.api.base import SiteApiView
 from apps.common.exceptions import ApplicationError
 from apps.likes.selectors import likes_payload
 from apps.likes.services import like_create, like_delete, like_show_next
-from apps.profiles.search import profile_card
+from apps.profiles.cards import profile_card
 
 
 def _member(request: Request, message: str | None = None):

@@ -124,12 +124,12 @@ def test_fictional_cam_and_resell_markers(site, client_for):
     fiction = member(site, "Fiction", is_fictional=True, is_cam=True)
     resell = member(site, "Resold", is_resell=True)
     html = _html(client_for(site).get(f"/members/{fiction.pk}"))
-    assert f'data-testid="profile-fictional">{site.fictional_icon}<' in html
+    assert f'data-testid="profile-fictional"><span aria-hidden="true">{site.fictional_icon}</span>' in html
     assert site.fictional_warning in html
-    assert 'data-testid="profile-cam"' in html
+    assert 'data-testid="profile-note-cam"' in html
     plain = member(site, "Plain")
     html = _html(client_for(site).get(f"/members/{plain.pk}"))
-    assert "profile-fictional" not in html and "profile-cam" not in html
+    assert 'data-testid="profile-fictional"' not in html and "profile-note-cam" not in html
 
     assert client_for(site).get(f"/members/{resell.pk}").status_code == 404
     with on_site(site):
@@ -137,7 +137,7 @@ def test_fictional_cam_and_resell_markers(site, client_for):
         site.save()
     response = client_for(site).get(f"/members/{resell.pk}")
     assert response.status_code == 200
-    assert 'data-testid="profile-resell"' in _html(response)
+    assert 'data-testid="profile-note-partner"' in _html(response)
 
 
 def test_photo_count_and_lock_for_visitors_and_free_members(site, client_for):

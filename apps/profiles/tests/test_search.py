@@ -126,6 +126,13 @@ class TestFilters:
             "city": "Leeds",
             "region": "GB-ENG",
             "country": "GB",
+            "facts": [{"name": "place", "text": "Leeds, England, United Kingdom"}],
+            "notes": [{"kind": "fictional", "text": site.fictional_singular}],
+            "fictional": {
+                "icon": site.fictional_icon,
+                "label": site.fictional_singular,
+                "warning": site.fictional_warning,
+            },
             "main_image": {"thumb_filename": cards["photo"]["main_image"]["thumb_filename"]},
             "is_fictional": True,
             "is_cam": False,

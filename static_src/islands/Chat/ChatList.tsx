@@ -9,6 +9,7 @@ import { ApiError, del } from "../../lib/api";
 import { reloadChats, removeChat } from "../../lib/refresh";
 import { appStore, useStore, type AppState } from "../../lib/store";
 import { badgeLabel } from "../../lib/badges";
+import { Silhouette } from "../../lib/profileCard";
 import { fill, messageTime, withId } from "./format";
 import { API, type ChatSummary, type ChatUrls } from "./types";
 
@@ -21,15 +22,11 @@ export interface ChatListProps {
   current?: number | null;
 }
 
-export function Avatar({ src, name, size = 48 }: { src: string | null | undefined; name: string; size?: number }) {
+export function Avatar({ src, size = 48 }: { src: string | null | undefined; name: string; size?: number }) {
   if (src) {
     return <img className="chat-avatar rounded-circle" src={src} alt="" width={size} height={size} loading="lazy" />;
   }
-  return (
-    <span className="chat-avatar chat-avatar-empty rounded-circle" style={{ width: size, height: size }} aria-hidden="true">
-      {name.slice(0, 1).toUpperCase()}
-    </span>
-  );
+  return <Silhouette className="chat-avatar rounded-circle" size={size} testId="chat-avatar-silhouette" />;
 }
 
 function preview(chat: ChatSummary, strings: Record<string, string>): string {

@@ -85,7 +85,6 @@ export function MatchFinder(props: MatchFinderProps) {
           profileUrl={props.profileUrl}
           likesUrl={props.likesUrl}
           loginUrl={props.loginUrl}
-          fictionalIcon={props.fictionalIcon}
           onLoadMore={() => void loadMore()}
         />
         <button type="button" className="btn btn-outline-secondary" onClick={restart} data-testid="match-finder-restart">

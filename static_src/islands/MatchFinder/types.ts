@@ -26,5 +26,4 @@ export interface MatchFinderProps {
   /** The member's defaults: the genders they look for, their country, every age. */
   defaults: ServerFilters;
   filters: ServerFilters;
-  fictionalIcon: string;
 }

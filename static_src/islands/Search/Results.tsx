@@ -1,6 +1,7 @@
 import { useState } from "react";
 
 import { ApiError, del, post } from "../../lib/api";
+import { CardFacts, CardTitle, Silhouette } from "../../lib/profileCard";
 import { appStore } from "../../lib/store";
 import type { SearchState } from "./useSearch";
 import type { ProfileCard, SearchStrings } from "./types";
@@ -76,33 +77,18 @@ export function LikeButton({
   );
 }
 
-function Avatar({ label }: { label: string }) {
-  return (
-    <div className="card-img-top ratio ratio-1x1 bg-secondary-subtle text-secondary" role="img" aria-label={label}>
-      <svg className="p-4" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
-        <path
-          fill="currentColor"
-          d="M12 12a5 5 0 1 0 0-10 5 5 0 0 0 0 10Zm0 2c-4.4 0-9 2.2-9 5.5V22h18v-2.5c0-3.3-4.6-5.5-9-5.5Z"
-        />
-      </svg>
-    </div>
-  );
-}
-
 export function Card({
   card,
   profileUrl,
   likesUrl,
   loginUrl,
   strings,
-  fictionalIcon,
 }: {
   card: ProfileCard;
   profileUrl: string;
   likesUrl: string;
   loginUrl: string;
   strings: SearchStrings;
-  fictionalIcon: string;
 }) {
   const thumb = card.main_image?.thumb_filename;
   return (
@@ -123,20 +109,11 @@ export function Card({
             loading="lazy"
           />
         ) : (
-          <Avatar label={strings.noPhoto} />
+          <Silhouette className="card-img-top w-100 h-auto" size={400} label={strings.noPhoto} />
         )}
         <div className="card-body p-2 p-sm-3">
-          <p className="card-title fw-semibold mb-0 text-truncate">
-            <span data-testid="search-card-name">{card.name}</span>
-            {card.age !== null && `, ${card.age}`}
-            {card.is_fictional && (
-              <span className="ms-1 text-secondary" title={strings.fictional} data-testid="search-card-fictional">
-                <span aria-hidden="true">{fictionalIcon}</span>
-                <span className="visually-hidden">{strings.fictional}</span>
-              </span>
-            )}
-          </p>
-          {card.city && <p className="card-text small text-body-secondary text-truncate mb-0">{card.city}</p>}
+          <CardTitle card={card} className="card-title fw-semibold" testPrefix="search-card" />
+          <CardFacts card={card} testPrefix="search-card" />
         </div>
       </a>
       <LikeButton card={card} strings={strings} likesUrl={likesUrl} loginUrl={loginUrl} />
@@ -156,7 +133,6 @@ function Grid({
   likesUrl: string;
   loginUrl: string;
   strings: SearchStrings;
-  fictionalIcon: string;
 }) {
   return (
     <ul className="row row-cols-2 row-cols-sm-3 row-cols-lg-4 g-3 list-unstyled mb-4" data-testid={testId}>
@@ -173,13 +149,12 @@ export interface ResultsProps {
   profileUrl: string;
   likesUrl: string;
   loginUrl: string;
-  fictionalIcon: string;
   onLoadMore: () => void;
 }
 
 /** The count, the cards, "Load more" and the similar results with their own count. */
-export function Results({ state, strings, profileUrl, likesUrl, loginUrl, fictionalIcon, onLoadMore }: ResultsProps) {
-  const common = { profileUrl, likesUrl, loginUrl, strings, fictionalIcon };
+export function Results({ state, strings, profileUrl, likesUrl, loginUrl, onLoadMore }: ResultsProps) {
+  const common = { profileUrl, likesUrl, loginUrl, strings };
   if (!state.searched) {
     return (
       <p className="text-body-secondary" data-testid="search-cleared">

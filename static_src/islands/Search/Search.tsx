@@ -93,7 +93,6 @@ export function Search(props: SearchProps) {
         profileUrl={props.profileUrl}
         likesUrl={props.likesUrl}
         loginUrl={props.loginUrl}
-        fictionalIcon={props.fictionalIcon}
         onLoadMore={() => void loadMore()}
       />
     </div>

@@ -1,3 +1,5 @@
+import type { CardFact, CardNote, CardText, FictionalLabel } from "../../lib/profileCard";
+
 /** Props of the Search island, built by apps.profiles.views_search.members_page, and the
  * answer of GET /api/search.php (apps.profiles.search.search_payload). */
 
@@ -28,7 +30,7 @@ export interface SearchStrings {
   error: string;
 }
 
-export interface ProfileCard {
+export interface ProfileCard extends CardText {
   id: number;
   name: string;
   age: number | null;
@@ -36,6 +38,9 @@ export interface ProfileCard {
   region: string;
   country: string;
   main_image: { thumb_filename: string } | null;
+  facts: CardFact[];
+  notes: CardNote[];
+  fictional: FictionalLabel | null;
   is_fictional: boolean;
   is_cam: boolean;
 }
@@ -96,5 +101,4 @@ export interface SearchProps {
   initial: SearchResponse | null;
   /** A message about the query's filters (the server then used the defaults). */
   error: string;
-  fictionalIcon: string;
 }

@@ -15,6 +15,7 @@
 import { useCallback, useEffect, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
 
 import { ApiError, get, post } from "../../lib/api";
+import { CardFacts, CardTitle, Silhouette } from "../../lib/profileCard";
 import type { DeckResponse, ProfileCard, SwipeAction, SwipeGameProps, SwipeResponse, SwipeStrings } from "./types";
 
 /** Pixels the card must travel before a release counts as a swipe. */
@@ -45,19 +46,6 @@ export function waitText(strings: SwipeStrings, until: string, now: Date): strin
     return strings.waitHours.replace("{hours}", String(hours)).replace("{minutes}", String(minutes));
   }
   return strings.waitMinutes.replace("{minutes}", String(minutes));
-}
-
-function Avatar({ label }: { label: string }) {
-  return (
-    <div className="card-img-top ratio ratio-1x1 bg-secondary-subtle text-secondary" role="img" aria-label={label}>
-      <svg className="p-5" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
-        <path
-          fill="currentColor"
-          d="M12 12a5 5 0 1 0 0-10 5 5 0 0 0 0 10Zm0 2c-4.4 0-9 2.2-9 5.5V22h18v-2.5c0-3.3-4.6-5.5-9-5.5Z"
-        />
-      </svg>
-    </div>
-  );
 }
 
 interface CardProps {
@@ -142,19 +130,11 @@ function SwipeCard({ card, strings, likeDisabled, onSwipe }: CardProps) {
           draggable={false}
         />
       ) : (
-        <Avatar label={strings.noPhoto} />
+        <Silhouette className="card-img-top w-100 h-auto" size={400} label={strings.noPhoto} />
       )}
       <div className="card-body">
-        <p className="card-title h5 mb-0">
-          <span data-testid="swipe-card-name">{card.name}</span>
-          {card.age !== null && <span data-testid="swipe-card-age">{`, ${card.age}`}</span>}
-          {card.is_fictional && <span className="visually-hidden">{strings.fictional}</span>}
-        </p>
-        {card.city && (
-          <p className="card-text text-body-secondary mb-0" data-testid="swipe-card-city">
-            {card.city}
-          </p>
-        )}
+        <CardTitle card={card} className="card-title h5" testPrefix="swipe-card" />
+        <CardFacts card={card} testPrefix="swipe-card" />
       </div>
     </div>
   );

@@ -14,6 +14,9 @@ const card = {
   region: "",
   country: "GB",
   main_image: null,
+  facts: [],
+  notes: [],
+  fictional: null,
   is_fictional: false,
   is_cam: false,
 };

@@ -39,22 +39,47 @@ describe("Search", () => {
     expect(screen.queryByTestId("search-load-more")).toBeNull();
   });
 
-  it("renders photos, placeholders, ages, cities and the fictional icon", () => {
+  it("renders photos, placeholders, the server's facts, notes and the fictional label", () => {
+    const fictional = { icon: "★", label: "made-up profile", warning: "Profiles marked with ★ are made up." };
     renderSearch({
       initial: response({
         results: [
-          card(1, { main_image: { thumb_filename: "/media/t/1.jpg" }, is_fictional: true }),
-          card(2, { age: null, city: "" }),
+          card(1, {
+            main_image: { thumb_filename: "/media/t/1.jpg" },
+            is_fictional: true,
+            fictional,
+            facts: [
+              { name: "place", text: "Leeds, England" },
+              { name: "details", text: "Single · Slim" },
+            ],
+            notes: [{ kind: "fictional", text: "made-up profile" }],
+          }),
+          card(2, { name: "<b>Bold</b>", age: null, city: "", facts: [] }),
         ],
       }),
     });
     const [first, second] = screen.getAllByTestId("search-card");
     expect(first!.querySelector("img")!.getAttribute("src")).toBe("/media/t/1.jpg");
-    expect(within(first!).getByTestId("search-card-fictional").textContent).toContain("★");
-    expect(first!.textContent).toContain("Member 1, 30");
-    expect(first!.textContent).toContain("Leeds");
+    const mark = within(first!).getByTestId("search-card-fictional");
+    expect(mark.textContent).toBe("★made-up profile");
+    expect(mark.getAttribute("title")).toBe(fictional.warning);
+    expect(within(first!).getByTestId("search-card-name").textContent).toBe("Member 1");
+    expect(within(first!).getByTestId("search-card-age").textContent).toBe(", 30");
+    expect(within(first!).getByTestId("search-card-fact-place").textContent).toBe("Leeds, England");
+    expect(within(first!).getByTestId("search-card-fact-details").textContent).toBe("Single · Slim");
+    expect(within(first!).getByTestId("search-card-note-fictional").textContent).toBe("★ made-up profile");
+    // Only what the server sent: no city of its own, no age when the site hides it, text escaped.
     expect(within(second!).getByRole("img", { name: "No photo" })).toBeTruthy();
-    expect(second!.textContent).not.toContain(",");
+    expect(within(second!).queryByTestId("search-card-age")).toBeNull();
+    expect(within(second!).queryByTestId("search-card-notes")).toBeNull();
+    expect(within(second!).getByTestId("search-card-name").textContent).toBe("<b>Bold</b>");
+    expect(second!.querySelector("b")).toBeNull();
+  });
+
+  it("shows no fact the server did not send, even when the card has a city", () => {
+    renderSearch({ initial: response({ results: [card(3, { city: "York", facts: [] })] }) });
+    const only = screen.getByTestId("search-card");
+    expect(only.textContent).not.toContain("York");
   });
 
   it("sends the chosen filters as the API's parameters and keeps them in the address", async () => {

@@ -39,6 +39,9 @@ export function card(id: number, overrides: Partial<ProfileCard> = {}): ProfileC
     region: "GB-ENG",
     country: "GB",
     main_image: null,
+    facts: [{ name: "place", text: overrides.city ?? "Leeds" }],
+    notes: [],
+    fictional: null,
     is_fictional: false,
     is_cam: false,
     ...overrides,
@@ -117,7 +120,6 @@ export function makeProps(overrides: Partial<SearchProps> = {}): SearchProps {
     filters: FILTERS,
     initial: response(),
     error: "",
-    fictionalIcon: "★",
     ...overrides,
   };
 }

@@ -89,7 +89,7 @@ describe("SwipeGame", () => {
     render(<SwipeGame {...makeProps({ deck: [card(1, { name: "Anna", age: 31, city: "York" }), ...cards(2, 4)] })} />);
     expect(topName()).toBe("Anna");
     expect(screen.getByTestId("swipe-card-age").textContent).toBe(", 31");
-    expect(screen.getByTestId("swipe-card-city").textContent).toBe("York");
+    expect(screen.getByTestId("swipe-card-fact-place").textContent).toBe("York");
     expect(screen.getByTestId("swipe-likes-left").textContent).toBe("Likes left today: 4");
     expect(screen.getAllByTestId("swipe-card")).toHaveLength(1);
   });

@@ -1,0 +1,144 @@
+"""What a profile card shows (search, match finder, likes, swipe game, real-time likes
+and matches): the facts the site shows (Site.visible_profile_fields, spec §3 "Settings"),
+computed once here so every card, server-rendered or island, shows the same, plus the
+profile's notes (Site.visible_profile_notes) and its fictional-profile label.
+
+Cards carry plain text only; templates and React escape it when they render it."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from django.db import connection
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from apps.accounts.selectors import age_on
+from apps.profiles.models import Profile
+from apps.profiles.selectors import public_thumb_url
+from apps.tenants.models import Site, _default_visible_fields
+from apps.tenants.selectors import region_name
+
+# The choice fields a card lists on one line, in the order of PROFILE_FIELDS.
+DETAIL_FIELDS = ("gender", "sexuality", "relationship_status", "body_type", "hair_color", "eye_color", "tattoos")
+# The model fields a card reads (search loads only these).
+CARD_FIELDS = (
+    "id",
+    "name",
+    "date_of_birth",
+    "city",
+    "region",
+    "country",
+    *DETAIL_FIELDS,
+    "interests",
+    "about_me",
+    "is_fictional",
+    "is_cam",
+    "is_resell",
+    "created",
+    "main_photo__status",
+    "main_photo__thumb",
+)
+CARD_INTERESTS = 3
+CARD_ABOUT_LENGTH = 90
+
+
+def current_site() -> Site | None:
+    """The site whose schema the connection is in (None in the public schema)."""
+    tenant = getattr(connection, "tenant", None)
+    return tenant if isinstance(tenant, Site) else None
+
+
+def shown_fields(site: Site | None) -> list[str]:
+    return list(site.visible_profile_fields) if site is not None else _default_visible_fields()
+
+
+def profile_place(profile: Profile, shown) -> str:
+    """City, region and country, each only when the site shows it."""
+    parts = []
+    if "city" in shown and profile.city:
+        parts.append(profile.city)
+    if "region" in shown and profile.region:
+        parts.append(region_name(profile.region))
+    if "country" in shown and profile.country:
+        parts.append(str(profile.country.name))
+    return ", ".join(parts)
+
+
+def _short(text: str, length: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= length else text[: length - 1].rstrip() + "…"
+
+
+def card_facts(profile: Profile, shown) -> list[dict]:
+    """The lines under a card's name, each {"name", "text"}: the place, the site's choice
+    fields on one line, a few interests, the start of the about-me text. Age is not a
+    line: it stands beside the name. Empty values are left out."""
+    facts = []
+    place = profile_place(profile, shown)
+    if place:
+        facts.append({"name": "place", "text": place})
+    details = [
+        str(getattr(profile, f"get_{name}_display")())
+        for name in DETAIL_FIELDS
+        if name in shown and getattr(profile, name)
+    ]
+    if details:
+        facts.append({"name": "details", "text": " · ".join(details)})
+    if "interests" in shown and profile.interests:
+        interests = ", ".join(profile.interests[:CARD_INTERESTS])
+        more = "…" if len(profile.interests) > CARD_INTERESTS else ""
+        facts.append({"name": "interests", "text": interests + more})
+    if "about_me" in shown and profile.about_me.strip():
+        facts.append({"name": "about_me", "text": _short(profile.about_me, CARD_ABOUT_LENGTH)})
+    return facts
+
+
+def fictional_label(profile: Profile, site: Site | None) -> dict | None:
+    """How a fictional profile is marked: the site's icon, its word for one fictional
+    profile (the label) and its warning."""
+    if not profile.is_fictional:
+        return None
+    if site is None:
+        return {"icon": "★", "label": _("fictional profile"), "warning": ""}
+    return {"icon": site.fictional_icon, "label": site.fictional_singular, "warning": site.fictional_warning}
+
+
+def profile_notes(profile: Profile, site: Site | None) -> list[dict]:
+    """The notes under a profile's facts, each {"kind", "text"}, when the site shows
+    profile notes (Site.visible_profile_notes): what kind of entry the profile is."""
+    if site is not None and not site.visible_profile_notes:
+        return []
+    notes = []
+    fictional = fictional_label(profile, site)
+    if fictional and fictional["label"]:
+        notes.append({"kind": "fictional", "text": fictional["label"]})
+    if profile.is_cam:
+        notes.append({"kind": "cam", "text": _("Cam")})
+    if profile.is_resell:
+        notes.append({"kind": "partner", "text": _("Partner profile")})
+    return notes
+
+
+def profile_card(profile: Profile, *, today: date | None = None, site: Site | None = None) -> dict:
+    """One card (the JSON of the APIs and the likes pages' context). `site` defaults to
+    the site of the connection's schema."""
+    site = site or current_site()
+    shown = shown_fields(site)
+    thumb = public_thumb_url(profile)
+    return {
+        "id": profile.pk,
+        "name": profile.name,
+        "age": age_on(profile.date_of_birth, today or timezone.localdate())
+        if "age" in shown and profile.date_of_birth
+        else None,
+        "city": profile.city if "city" in shown else "",
+        "region": profile.region if "region" in shown else "",
+        "country": profile.country.code if "country" in shown and profile.country else "",
+        "facts": card_facts(profile, shown),
+        "notes": profile_notes(profile, site),
+        "fictional": fictional_label(profile, site),
+        "main_image": {"thumb_filename": thumb} if thumb else None,
+        "is_fictional": profile.is_fictional,
+        "is_cam": profile.is_cam,
+    }
