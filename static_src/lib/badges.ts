@@ -60,9 +60,16 @@ export interface CreditsUser {
   paid_user?: unknown;
 }
 
+/** Every credits link on the page: the top bar's and the phones' bottom bar's
+ * (templates/partials/bottom_nav.html, whose badge has data-badge-testid on its link). */
 export function renderCredits(user: CreditsUser | AppUser | null, root: ParentNode = document): void {
-  const link = root.querySelector<HTMLAnchorElement>("a[data-topbar-credits]");
-  if (!link || !user) return;
+  if (!user) return;
+  for (const link of root.querySelectorAll<HTMLAnchorElement>("a[data-topbar-credits]")) {
+    renderCreditsLink(link, user);
+  }
+}
+
+function renderCreditsLink(link: HTMLAnchorElement, user: CreditsUser | AppUser): void {
   const label = link.dataset.labelCredits ?? "";
   if (user.paid_user === true && link.dataset.paidHref) {
     link.setAttribute("href", link.dataset.paidHref);
@@ -80,10 +87,10 @@ export function renderCredits(user: CreditsUser | AppUser | null, root: ParentNo
   if (!badge) {
     badge = link.ownerDocument.createElement("span");
     badge.dataset.badge = "credits";
-    badge.dataset.testid = "badge-credits";
+    badge.dataset.testid = link.dataset.badgeTestid ?? "badge-credits";
     if (label) badge.title = label;
     link.append(" ", badge);
   }
-  badge.className = `badge rounded-pill text-bg-${wanted.style}`;
+  badge.className = `${link.dataset.badgeClass ?? "badge rounded-pill"} text-bg-${wanted.style}`;
   badge.textContent = wanted.label;
 }

@@ -72,9 +72,14 @@ def test_buy_with_the_time_bonus_then_fail_and_pay_another_way(site, site_server
     expect(topbar_credits).to_have_text(re.compile(r"^\s*Credits"))
     expect(topbar_credits).to_have_attribute("href", "/credits/repeat-order")
     expect(page.get_by_test_id("badge-credits")).to_have_count(0)
-    if is_phone(page):
-        page.get_by_test_id("topbar-toggler").click()
-    expect(topbar_credits).to_be_visible()
+    if is_phone(page):  # the main navigation is the bottom bar
+        bottom_credits = page.get_by_test_id("bottom-nav-credits")
+        expect(bottom_credits).to_be_visible()
+        expect(bottom_credits).to_have_attribute("href", "/credits/repeat-order")
+        expect(bottom_credits).to_contain_text("Credits")
+        expect(page.get_by_test_id("bottom-badge-credits")).to_have_count(0)
+    else:
+        expect(topbar_credits).to_be_visible()
     # The same after a reload (the server's own top bar).
     page.reload()
     expect(page.get_by_test_id("payment-completed")).to_be_visible()

@@ -27,9 +27,9 @@ def test_log_out_and_in_again_through_the_login_page(site_server, page):
     # Logged in: the account menu, no login button; the menu collapses on phones.
     assert page.get_by_test_id("login-button").count() == 0
     members = page.get_by_test_id("topbar-members")
-    if is_phone(page):
+    if is_phone(page):  # the main navigation is the bottom bar
         assert not members.is_visible()
-        page.get_by_test_id("topbar-toggler").click()
+        members = page.get_by_test_id("bottom-nav-search")
     members.wait_for(state="visible")
     assert page.get_by_test_id("topbar-credits").inner_text().startswith("Get Premium")
     assert page.get_by_test_id("badge-credits").inner_text() == "0"

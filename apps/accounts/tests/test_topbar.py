@@ -105,10 +105,40 @@ class TestLoggedIn:
             r'<form method="post" action="/logout">\s*<input type="hidden" name="csrfmiddlewaretoken"', body
         )
 
-    def test_the_menu_collapses_on_phones(self, logged_in):
+    def test_on_phones_the_main_navigation_is_the_bottom_bar(self, logged_in):
         body = logged_in.get("/").content.decode()
-        assert 'class="collapse navbar-collapse" id="topbar-nav"' in body
-        assert 'data-bs-target="#topbar-nav"' in body and "navbar-expand-md" in body
+        # The top bar's links from md up; below it the bottom bar (partials/bottom_nav.html).
+        assert 'class="collapse navbar-collapse" id="topbar-nav"' in body and "navbar-expand-md" in body
+        assert 'data-testid="topbar-toggler"' not in body
+        bar = body[
+            body.index('data-testid="bottom-nav"') : body.index("</nav>", body.index('data-testid="bottom-nav"'))
+        ]
+        assert 'class="bottom-nav d-md-none"' in body and 'class="bottom-nav-spacer d-md-none"' in body
+        for path, testid in [
+            ("/members", "bottom-nav-search"),
+            ("/swipe-game", "bottom-nav-swipe"),
+            ("/likes", "bottom-nav-likes"),
+            ("/chats", "bottom-nav-messages"),
+            ("/premium", "bottom-nav-credits"),
+        ]:
+            assert re.search(rf'href="{path}"[^>]*data-testid="{testid}"', bar), testid
+        assert 'aria-current="page"' not in bar  # the home page is none of them
+        assert re.search(r'href="/swipe-game" data-testid="topbar-swipe"', body)
+
+    @pytest.mark.parametrize(
+        ("path", "testid"),
+        [("/members", "bottom-nav-search"), ("/likes", "bottom-nav-likes"), ("/swipe-game", "bottom-nav-swipe")],
+    )
+    def test_the_bottom_bar_marks_the_current_page(self, logged_in, path, testid):
+        body = logged_in.get(path).content.decode()
+        bar = body[body.index('data-testid="bottom-nav"') :]
+        assert re.findall(r'data-testid="(bottom-nav-[a-z]+)" aria-current="page"', bar) == [testid]
+
+    def test_the_bottom_bar_under_the_chat_list_but_not_in_a_conversation(self, logged_in):
+        body = logged_in.get("/chats").content.decode()
+        assert 'class="bottom-nav d-md-none bottom-nav-static"' in body
+        assert re.search(r'data-testid="bottom-nav-messages" aria-current="page"', body)
+        assert "bottom-nav-spacer" not in body
 
     def test_the_account_menu_shows_the_profile_name_and_an_icon_without_a_photo(self, site, logged_in):
         with on_site(site):
@@ -135,22 +165,25 @@ class TestLoggedIn:
 
     def test_no_unread_badges_at_zero(self, logged_in):
         body = logged_in.get("/").content.decode()
-        for name in ("messages", "likes", "total"):
+        for name in ("messages", "likes"):
             assert " hidden" in badge(body, name) and badge_text(body, name) == ""
+            assert body.count(f'data-badge="{name}"') == 2  # the top bar's and the bottom bar's
 
     @pytest.mark.parametrize(
         ("messages", "likes", "expected"),
         [
-            (1, 0, ("1", "", "1")),
-            (99, 1, ("99", "1", "99+")),
-            (100, 250, ("99+", "99+", "99+")),
-            (0, 7, ("", "7", "7")),
+            (1, 0, ("1", "")),
+            (99, 1, ("99", "1")),
+            (100, 250, ("99+", "99+")),
+            (0, 7, ("", "7")),
         ],
     )
     def test_badges_are_capped_at_99_plus(self, logged_in, counts, messages, likes, expected):
         counts.update(unreadMessages=messages, newLikes=likes)
         body = logged_in.get("/").content.decode()
-        assert (badge_text(body, "messages"), badge_text(body, "likes"), badge_text(body, "total")) == expected
+        assert (badge_text(body, "messages"), badge_text(body, "likes")) == expected
+        bottom = body[body.index('data-testid="bottom-nav"') :]
+        assert (badge_text(bottom, "messages"), badge_text(bottom, "likes")) == expected
         assert app_state(body)["totals"] == {"unreadMessages": messages, "newLikes": likes}
 
     @pytest.mark.parametrize(
@@ -166,6 +199,8 @@ class TestLoggedIn:
         else:
             style, label = expected
             assert f"text-bg-{style}" in badge(body, "credits") and badge_text(body, "credits") == label
+            bottom = body[body.index('data-testid="bottom-nav"') :]
+            assert f"text-bg-{style}" in badge(bottom, "credits") and badge_text(bottom, "credits") == label
 
     def test_the_app_state_holds_the_member(self, logged_in, member):
         state = app_state(logged_in.get("/").content.decode())

@@ -47,6 +47,25 @@ describe("renderCredits", () => {
     expect(badge()!.title).toBe("Credits");
   });
 
+  it("keeps the phones' bottom bar link in step too, with its own badge test id and class", () => {
+    const BOTTOM = `
+      <a class="bottom-nav-link" data-topbar-credits data-label-credits="Credits" data-paid-href="/credits/repeat-order"
+         data-badge-testid="bottom-badge-credits" data-badge-class="badge rounded-pill bottom-nav-badge"
+         href="/premium" data-testid="bottom-nav-credits"><svg></svg><span class="bottom-nav-label">Premium</span></a>`;
+    document.body.innerHTML = FREE + BOTTOM;
+    const bottom = () => document.querySelector<HTMLAnchorElement>('[data-testid="bottom-nav-credits"]')!;
+    renderCredits({ credits: 2, paid_user: false });
+    const added = bottom().querySelector<HTMLElement>('[data-badge="credits"]')!;
+    expect(added.dataset.testid).toBe("bottom-badge-credits");
+    expect(added.className).toBe("badge rounded-pill bottom-nav-badge text-bg-warning");
+    expect(added.textContent).toBe("2");
+    expect(badge()!.textContent).toBe("2");
+    renderCredits({ credits: 0, paid_user: true });
+    expect(bottom().getAttribute("href")).toBe("/credits/repeat-order");
+    expect(bottom().querySelector(".bottom-nav-label")!.textContent).toBe("Credits");
+    expect(added.className).toContain("text-bg-danger");
+  });
+
   it("does nothing without the link or a member", () => {
     expect(() => renderCredits({ credits: 1, paid_user: true })).not.toThrow();
     document.body.innerHTML = FREE;
