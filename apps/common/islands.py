@@ -74,7 +74,6 @@ def signup_strings(min_age: int = 18) -> dict:
         "password": _("Password"),
         "passwordHelp": _("At least 8 characters."),
         "showPassword": _("Show password"),
-        "hidePassword": _("Hide password"),
         "submit": _("Create my account"),
         "terms": _("By signing up you accept our terms and conditions and our privacy statement."),
         "termsLink": _("Terms and conditions"),

@@ -95,3 +95,29 @@ def test_signup_from_the_landing_page_modal_to_the_confirm_step(site_server, pag
     modal.get_by_test_id("signup-continue").click()
     expect(page).to_have_url(site_server.url("localhost", "/signup-matches"))
     expect(page.get_by_test_id("signup-matches")).to_be_visible()
+
+
+@pytest.mark.parametrize(
+    ("domain", "language", "toggle_name"),
+    [("localhost", "fr", "Afficher le mot de passe"), ("gay.localhost", "de", "Passwort anzeigen")],
+)
+def test_the_password_field_keeps_its_width_in_long_languages(site_server, page, domain, language, toggle_name):
+    """The show-password toggle is an icon button named by its text ("Afficher le mot de
+    passe" beside the field squeezed it to 135 px at 390 px): the field keeps its width."""
+    from django.conf import settings
+
+    url = site_server.url(domain, "/signup")
+    page.context.add_cookies([{"name": settings.LANGUAGE_COOKIE_NAME, "value": language, "url": url}])
+    page.goto(url)
+    page.get_by_test_id("entry-warning-enter").click()
+    expect(page.locator("html")).to_have_attribute("lang", language)
+    toggle = page.get_by_role("button", name=toggle_name, exact=True)
+    expect(toggle).to_be_visible()
+    password = page.get_by_test_id("signup-password")
+    field = password.locator("xpath=ancestor::div[contains(@class, 'mb-3')][1]").bounding_box()
+    input_box, toggle_box = password.bounding_box(), toggle.bounding_box()
+    assert input_box["width"] >= field["width"] - 60, (input_box, field)
+    assert toggle_box["width"] <= 60
+    toggle.click()
+    expect(password).to_have_attribute("type", "text")
+    expect(page.get_by_role("button", name=toggle_name, exact=True)).to_have_attribute("aria-pressed", "true")

@@ -289,6 +289,17 @@ interface AccountStepProps extends Common {
   onSignedUp: (user: AppUser) => Promise<void> | void;
 }
 
+/** An eye (the password is hidden: show it) or a struck-out eye (shown: hide it). */
+function PasswordIcon({ shown }: { shown: boolean }) {
+  return (
+    <svg viewBox="0 0 16 16" width="18" height="18" fill="currentColor" aria-hidden="true" focusable="false">
+      <path d="M16 8s-3-5.5-8-5.5S0 8 0 8s3 5.5 8 5.5S16 8 16 8M1.17 8a13 13 0 0 1 1.66-2.04C4.12 4.67 5.88 3.5 8 3.5s3.88 1.17 5.17 2.46A13 13 0 0 1 14.83 8q-.09.13-.2.3c-.33.48-.82 1.12-1.46 1.76C11.88 11.33 10.12 12.5 8 12.5s-3.88-1.17-5.17-2.46A13 13 0 0 1 1.17 8" />
+      <path d="M8 5.5a2.5 2.5 0 1 0 0 5 2.5 2.5 0 0 0 0-5M4.5 8a3.5 3.5 0 1 1 7 0 3.5 3.5 0 0 1-7 0" />
+      {shown && <path d="M13.65 1.65a.5.5 0 0 1 .7.7l-12 12a.5.5 0 0 1-.7-.7z" />}
+    </svg>
+  );
+}
+
 export function AccountStep(props: AccountStepProps) {
   const { strings, urls, months, minAge, profile, values, onChange, onBack, onSignedUp } = props;
   const id = useId();
@@ -459,15 +470,20 @@ export function AccountStep(props: AccountStepProps) {
               aria-describedby={describedBy(`${id}-password-help`, password.messages && password.feedbackId)}
               data-testid="signup-password"
             />
+            {/* An icon button: a long translated text ("Afficher le mot de passe") beside
+                the field squeezed it to a third of a phone's width. Its one name is the
+                text, visually hidden (and the tooltip); aria-pressed tells the state. */}
             <button
               type="button"
-              className="btn btn-outline-secondary"
+              className="btn btn-outline-secondary password-toggle"
               onClick={() => setShowPassword((shown) => !shown)}
               aria-controls={`${id}-password`}
               aria-pressed={showPassword}
+              title={strings.showPassword}
               data-testid="signup-password-toggle"
             >
-              {showPassword ? strings.hidePassword : strings.showPassword}
+              <PasswordIcon shown={showPassword} />
+              <span className="visually-hidden">{strings.showPassword}</span>
             </button>
           </div>
           <div className="form-text" id={`${id}-password-help`}>

@@ -26,7 +26,6 @@ export interface SignupStrings {
   password: string;
   passwordHelp: string;
   showPassword: string;
-  hidePassword: string;
   submit: string;
   terms: string;
   termsLink: string;

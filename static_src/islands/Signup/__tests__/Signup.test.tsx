@@ -95,16 +95,23 @@ describe("step 0: the account", () => {
     expect(screen.getByTestId("signup-progress").textContent).toBe("Step 2 of 5");
   });
 
-  it("shows and hides the password", () => {
+  it("shows and hides the password with an icon button named by its text", () => {
     renderSignup();
     const input = screen.getByLabelText("Password");
-    const toggle = screen.getByTestId("signup-password-toggle");
+    // One name, whatever the state (aria-pressed tells it); the text is not shown beside
+    // the field, so a long translation cannot squeeze it.
+    const toggle = screen.getByRole("button", { name: "Show password" });
+    expect(toggle).toBe(screen.getByTestId("signup-password-toggle"));
+    expect(toggle.querySelector("svg")?.getAttribute("aria-hidden")).toBe("true");
+    expect(toggle.querySelector(".visually-hidden")?.textContent).toBe("Show password");
     expect(input.getAttribute("type")).toBe("password");
-    expect(toggle.textContent).toBe("Show password");
+    expect(toggle.getAttribute("aria-pressed")).toBe("false");
     fireEvent.click(toggle);
     expect(input.getAttribute("type")).toBe("text");
     expect(toggle.getAttribute("aria-pressed")).toBe("true");
-    expect(toggle.textContent).toBe("Hide password");
+    expect(screen.getByRole("button", { name: "Show password", pressed: true })).toBe(toggle);
+    fireEvent.click(toggle);
+    expect(input.getAttribute("type")).toBe("password");
   });
 
   it("shows each field's messages under the field and loses nothing typed", async () => {

@@ -29,7 +29,6 @@ export const strings: SignupStrings = {
   password: "Password",
   passwordHelp: "At least 8 characters.",
   showPassword: "Show password",
-  hidePassword: "Hide password",
   submit: "Create my account",
   terms: "By signing up you accept our terms.",
   termsLink: "Terms and conditions",
