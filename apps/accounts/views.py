@@ -30,8 +30,27 @@ def activate(request: HttpRequest) -> HttpResponse:
     return redirect("activate-done")
 
 
+# The activate-done page's overview of members (spec §2): a few of the site's members.
+ACTIVATE_DONE_MEMBERS = 8
+
+
 def activate_done(request: HttpRequest) -> HttpResponse:
-    return render(request, "accounts/activate_done.html")
+    """Spec §2: get premium, search members, sign-up profile and an overview of members:
+    the home page's member cards (newest visible profiles of the niche with an approved
+    photo, briefly cached; the member's own and blocked ones left out), each linking to
+    the profile."""
+    from apps.landers.selectors import THUMB_SIDE
+    from apps.pages.selectors import home_cards
+
+    cards = home_cards(site=request.site, viewer=request.user)[:ACTIVATE_DONE_MEMBERS]
+    context = {
+        "members": [{**card, "eager": False} for card in cards],  # below the first screen
+        "any_fictional": any(card["fictional"] for card in cards),
+        "thumb_side": THUMB_SIDE,
+        "member_links": True,
+        "signups_open": False,
+    }
+    return render(request, "accounts/activate_done.html", context)
 
 
 def activate_error(request: HttpRequest) -> HttpResponse:
