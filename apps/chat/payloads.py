@@ -5,13 +5,22 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from django.utils.translation import gettext
+
 from apps.chat.models import Message, MessageKind
+from apps.tenants.models import gift_picture_url
 
 PREVIEW_LENGTH = 120
 
 
 def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
+
+
+def gift_name(name: str) -> str:
+    """A gift's name in the reader's language: the default gifts' names are in the
+    catalogues (apps.tenants.services.DEFAULT_GIFTS); an operator's own name stays as typed."""
+    return gettext(name) if name else name
 
 
 def message_payload(message: Message, *, viewer_id: int) -> dict:
@@ -40,9 +49,10 @@ def message_payload(message: Message, *, viewer_id: int) -> dict:
     if message.kind == MessageKind.GIFT:
         payload["gift"] = {
             "id": message.gift_id,
-            "name": message.gift_name,
+            "name": gift_name(message.gift_name),
             "emoji": message.gift_emoji,
-            "image": message.gift_image or None,
+            # The upload as sent, else the default gift's picture (a static file's current address).
+            "image": message.gift_image or gift_picture_url(message.gift_emoji),
         }
     if mine:
         payload["client_id"] = message.client_id

@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 
 from apps.accounts.models import UserStatus
 from apps.chat.models import CHAT_HISTORY_LIMIT, Message, MessageKind, Participant
-from apps.chat.payloads import message_payload, message_preview
+from apps.chat.payloads import gift_name, message_payload, message_preview
 from apps.common.exceptions import ApplicationError
 from apps.profiles.models import Block
 from apps.profiles.selectors import public_thumb_url
@@ -134,6 +134,6 @@ def gifts_offered(*, site) -> list[dict]:
     from apps.tenants.models import Gift
 
     return [
-        {"id": gift.pk, "name": gift.name, "emoji": gift.emoji, "image": gift.image.url if gift.image else None}
+        {"id": gift.pk, "name": gift_name(gift.name), "emoji": gift.emoji, "image": gift.picture_url}
         for gift in Gift.objects.filter(site_id=site.pk, is_active=True).order_by("position", "pk")
     ]

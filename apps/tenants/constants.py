@@ -108,3 +108,17 @@ DEFAULT_INTERESTS = (
     "Fitness",
     "Photography",
 )
+
+
+# The pictures of the default gifts (apps.tenants.services.DEFAULT_GIFTS), by emoji without
+# its variation selector: static files, so a gift shows where the device has no emoji font.
+GIFT_PICTURES = {
+    "🌹": "gifts/rose.svg",
+    "❤": "gifts/heart.svg",
+    "💋": "gifts/kiss.svg",
+    "🍾": "gifts/champagne.svg",
+    "🍫": "gifts/chocolate.svg",
+    "🧸": "gifts/teddy-bear.svg",
+    "💎": "gifts/diamond.svg",
+    "☕": "gifts/coffee.svg",
+}

@@ -8,6 +8,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import connection, models
+from django.templatetags.static import static
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django_countries.fields import CountryField
@@ -16,6 +17,7 @@ from django_tenants.utils import get_creation_fakes_migrations, get_public_schem
 
 from apps.tenants.constants import (
     DEFAULT_INTERESTS,
+    GIFT_PICTURES,
     INTERFACE_LANGUAGES,
     LANDER_PREFIXES,
     PROFILE_FIELD_NAMES,
@@ -576,9 +578,16 @@ class DiscountCode(models.Model):
         return self.expires is not None and self.expires <= timezone.now()
 
 
+def gift_picture_url(emoji: str) -> str | None:
+    """The static picture of a default gift's emoji (GIFT_PICTURES), else None."""
+    picture = GIFT_PICTURES.get((emoji or "").replace("\ufe0f", ""))
+    return static(picture) if picture else None
+
+
 class Gift(models.Model):
     """A gift members of a site can send in the chat (spec §2 "message footer with ...
-    gifts"), shown as an emoji or a picture. Each costs the site's `gift_credits`."""
+    gifts"), shown as a picture: the operator's upload, else the default gifts' own
+    (gift_picture_url), else its emoji. Each costs the site's `gift_credits`."""
 
     site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="gifts")
     name = models.CharField(_("name"), max_length=100)
@@ -597,6 +606,10 @@ class Gift(models.Model):
 
     def __str__(self) -> str:
         return f"{self.emoji} {self.name}".strip()
+
+    @property
+    def picture_url(self) -> str | None:
+        return self.image.url if self.image else gift_picture_url(self.emoji)
 
     def clean(self) -> None:
         if not self.emoji and not self.image:

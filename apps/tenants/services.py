@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.core.management import call_command
 from django.db import connection, transaction
+from django.utils.translation import gettext_noop
 from django_tenants.utils import schema_exists
 
 from apps.tenants.cloning import schema_template_refresh
@@ -12,16 +13,18 @@ from apps.tenants.models import Company, CreditPackage, CreditPackagePrice, Doma
 _SCHEMA_PREFIX = "site_"
 
 # The gift catalogue every new site starts with: (name, emoji). The operators change
-# it per site in the admin (tenants.Gift); the names are shown as typed here.
+# it per site in the admin (tenants.Gift). The names are stored in English and shown in
+# the reader's language (apps.chat.selectors.gift_name); each has a picture
+# (apps.tenants.constants.GIFT_PICTURES), so no device needs an emoji font.
 DEFAULT_GIFTS = [
-    ("Rose", "🌹"),
-    ("Heart", "❤️"),
-    ("Kiss", "💋"),
-    ("Champagne", "🍾"),
-    ("Chocolate", "🍫"),
-    ("Teddy bear", "🧸"),
-    ("Diamond", "💎"),
-    ("Coffee", "☕"),
+    (gettext_noop("Rose"), "🌹"),
+    (gettext_noop("Heart"), "❤️"),
+    (gettext_noop("Kiss"), "💋"),
+    (gettext_noop("Champagne"), "🍾"),
+    (gettext_noop("Chocolate"), "🍫"),
+    (gettext_noop("Teddy bear"), "🧸"),
+    (gettext_noop("Diamond"), "💎"),
+    (gettext_noop("Coffee"), "☕"),
 ]
 
 

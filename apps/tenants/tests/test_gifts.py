@@ -1,6 +1,8 @@
 """The chat's gift catalogue per site: new sites start with the default one, and the
 operators keep it in the admin (inline on the site, and a gift list with a site filter)."""
 
+from pathlib import Path
+
 import pytest
 from django.contrib import admin
 
@@ -66,6 +68,43 @@ def test_site_create_gives_a_new_site_the_default_gifts():
     from apps.chat.selectors import gifts_offered
 
     assert [gift["name"] for gift in gifts_offered(site=site)] == [name for name, _emoji in DEFAULT_GIFTS]
+
+
+def test_default_gifts_are_pictures_named_in_the_readers_language(site):
+    """Each default gift has its own SVG file (no emoji font needed), offered by the chat's
+    catalogue and in gift messages; the names follow the reader's language; an operator's
+    gift without a picture keeps its emoji."""
+    from django.contrib.staticfiles import finders
+    from django.utils import translation
+
+    from apps.chat.models import Message, MessageKind
+    from apps.chat.payloads import message_payload
+    from apps.chat.selectors import gifts_offered
+
+    Gift.objects.filter(site=site).delete()
+    gifts_default_ensure(site)
+    Gift.objects.create(site=site, name="Balloon", emoji="🎈", position=99)
+    offered = gifts_offered(site=site)
+    pictures = [gift["image"] for gift in offered]
+    assert len(set(pictures[:-1])) == len(DEFAULT_GIFTS)
+    for picture in pictures[:-1]:
+        assert picture.startswith("/static/gifts/") and picture.endswith(".svg")
+        found = finders.find(picture.removeprefix("/static/"))
+        assert found and Path(found).read_text().startswith("<svg")
+    assert offered[-1] == {"id": offered[-1]["id"], "name": "Balloon", "emoji": "🎈", "image": None}
+
+    message = Message(kind=MessageKind.GIFT, gift_id=1, gift_name="Rose", gift_emoji="🌹", gift_image="")
+    assert message_payload(message, viewer_id=0)["gift"]["image"] == pictures[0]
+    heart = Message(kind=MessageKind.GIFT, gift_id=2, gift_name="Heart", gift_emoji="❤", gift_image="")
+    assert message_payload(heart, viewer_id=0)["gift"]["image"] == pictures[1]  # with or without U+FE0F
+
+    with translation.override("fr"):
+        french = [gift["name"] for gift in gifts_offered(site=site)]
+    english = [name for name, _emoji in DEFAULT_GIFTS]
+    # Translated where the French catalogue has the name, never the operator's own name.
+    assert french[-1] == "Balloon"
+    with translation.override("fr"):
+        assert french[:-1] == [translation.gettext(name) for name in english]
 
 
 def test_a_site_with_gifts_keeps_its_own():

@@ -24,6 +24,7 @@ import {
 import { memberActive, onActive } from "../../lib/activity";
 import { ApiError, get, post } from "../../lib/api";
 import { Dialog } from "../../lib/Dialog";
+import { GiftChoices, GiftPicture } from "../../lib/gifts";
 import { PUSH_MESSAGE_EVENT } from "../../lib/push";
 import {
   createOutbox,
@@ -191,14 +192,10 @@ function Bubble({ message, strings }: { message: ShownMessage; strings: Record<s
         )}
         {message.kind === "gift" && message.gift && (
           <div className="chat-gift" data-testid="message-gift">
-            {message.gift.image ? (
-              <img src={message.gift.image} alt="" width="64" height="64" />
-            ) : (
-              <span className="chat-gift-emoji" aria-hidden="true">
-                {message.gift.emoji}
-              </span>
-            )}
-            <span className="chat-gift-name">{message.gift.name}</span>
+            <GiftPicture gift={message.gift} size={64} />
+            <span className="chat-gift-name" aria-hidden="true">
+              {message.gift.name}
+            </span>
           </div>
         )}
         {message.text && (
@@ -836,20 +833,7 @@ export function Conversation(props: ConversationProps) {
         ) : gifts.length === 0 ? (
           <p className="text-body-secondary mb-0">{strings.noGifts}</p>
         ) : (
-          <div className="chat-gift-grid">
-            {gifts.map((gift) => (
-              <button
-                key={gift.id}
-                type="button"
-                className="btn btn-outline-secondary chat-gift-choice"
-                onClick={() => sendGift(gift)}
-                data-testid={`gift-${gift.id}`}
-              >
-                {gift.image ? <img src={gift.image} alt="" width="48" height="48" /> : <span className="chat-gift-emoji" aria-hidden="true">{gift.emoji}</span>}
-                <span className="small d-block">{gift.name}</span>
-              </button>
-            ))}
-          </div>
+          <GiftChoices gifts={gifts} onChoose={sendGift} />
         )}
       </Dialog>
     </section>

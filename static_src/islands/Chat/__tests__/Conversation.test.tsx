@@ -415,6 +415,34 @@ describe("Conversation, accessibility", () => {
     expect(document.activeElement).toBe(input());
   });
 
+  it("shows gifts as pictures named by the gift, in the picker and in the conversation", async () => {
+    fakeApi((call) => {
+      if (call.path === "/api/gifts.php") {
+        return json(200, {
+          gifts: [
+            { id: 1, name: "Rose", emoji: "🌹", image: "/static/gifts/rose.svg" },
+            { id: 2, name: "Own", emoji: "🎈", image: null },
+          ],
+        });
+      }
+      if (call.path === "/api/chat-read.php") return json(200, { num_unread_messages: 0, unread_total: 0 });
+      if (call.path === "/api/chats.php") return json(200, { chats: [] });
+      return undefined;
+    });
+    const gift = { id: 1, name: "Rose", emoji: "🌹", image: "/static/gifts/rose.svg" };
+    renderChat({ history: history([message(1, { mine: false, kind: "gift", text: "", gift })]) });
+    const sent = screen.getByTestId("message-gift").querySelector("img")!;
+    expect(sent.getAttribute("src")).toBe("/static/gifts/rose.svg");
+    expect(sent.getAttribute("alt")).toBe("Rose");
+    expect([sent.getAttribute("width"), sent.getAttribute("height")]).toEqual(["64", "64"]);
+
+    fireEvent.click(screen.getByTestId("chat-gift-button"));
+    await settle();
+    const rose = screen.getByRole("button", { name: "Rose" });
+    expect(rose.querySelector("img")!.getAttribute("width")).toBe("48");
+    expect(screen.getByRole("button", { name: "Own" }).textContent).toContain("🎈");
+  });
+
   it("the gift dialog gives focus back to the gift button", async () => {
     fakeApi((call) => {
       if (call.path === "/api/gifts.php") return json(200, { gifts: [{ id: 1, name: "Rose", emoji: "🌹", image: "" }] });
