@@ -147,7 +147,7 @@ function Ticks({ message, strings }: { message: ShownMessage; strings: Record<st
   const state = tickState(message);
   const label = { sending: strings.sending, queued: strings.queued, sent: strings.sent, delivered: strings.delivered, read: strings.read }[state];
   return (
-    <span className={`chat-ticks chat-ticks-${state}`} data-testid="message-ticks" data-state={state} title={label} aria-label={label}>
+    <span className={`chat-ticks chat-ticks-${state}`} data-testid="message-ticks" data-state={state} title={label} role="img" aria-label={label}>
       {state === "sending" || state === "queued" ? (
         <svg viewBox="0 0 16 16" width="12" height="12" fill="currentColor" aria-hidden="true">
           <path d="M8 3.5a.5.5 0 0 0-1 0V9a.5.5 0 0 0 .252.434l3.5 2a.5.5 0 0 0 .496-.868L8 8.71z" />

@@ -177,8 +177,9 @@ export function TimeBonus({
           aria-label={bannerName}
           data-testid="time-bonus-banner-link"
         >
-          <span className="time-bonus-banner-text">{fillText(strings.bannerText, { percentage })}</span>
-          <span className="time-bonus-banner-time">{fill(strings.bannerTime, { time })}</span>
+          {/* Spaces between the parts: the visible text reads as the link's name (WCAG 2.5.3). */}
+          <span className="time-bonus-banner-text">{fillText(strings.bannerText, { percentage })}</span>{" "}
+          <span className="time-bonus-banner-time">{fill(strings.bannerTime, { time })}</span>{" "}
           <span className="time-bonus-banner-cta">{strings.bannerLink}</span>
         </a>
       </div>
