@@ -54,6 +54,29 @@ function findEntries() {
   return entries.sort();
 }
 
+/**
+ * Every island entry imports the base entry first (prepended on line 1, so the island's own
+ * lines keep their numbers). The base entry is on every page that has an island, so this
+ * changes nothing that runs: a module runs once per page. But esbuild splits code into one
+ * chunk per set of entries that reach it, and with the base reached by every entry, the base's
+ * code, the shared libs and React land in one chunk instead of many small ones, each of which
+ * was compressed alone: about 2 KB gzip less per island page (docs/bench.md, "js").
+ */
+const BASE_ENTRY = path.join(SRC, "base", "index.ts");
+const ISLAND_ENTRY = /[\\/]static_src[\\/]islands[\\/][A-Z][A-Za-z0-9]*[\\/]index\.tsx$/;
+const islandsImportBase = {
+  name: "islands-import-base",
+  setup(build) {
+    build.onLoad({ filter: ISLAND_ENTRY }, async (args) => ({
+      // Relative ("../../base/index.ts"): the source maps carry no build machine's path.
+      contents: `import ${JSON.stringify(path.relative(path.dirname(args.path), BASE_ENTRY).split(path.sep).join("/"))};${await fs.promises.readFile(args.path, "utf8")}`,
+      loader: "tsx",
+      resolveDir: path.dirname(args.path),
+      watchFiles: [args.path],
+    }));
+  },
+};
+
 /** The production (or watch) esbuild options of the islands; bench/js_baseline.mjs uses them too. */
 export function esbuildOptions(entryPoints) {
   return {
@@ -77,6 +100,7 @@ export function esbuildOptions(entryPoints) {
     jsx: "automatic",
     legalComments: production ? "linked" : "none",
     define: { "process.env.NODE_ENV": JSON.stringify(production ? "production" : "development") },
+    plugins: [islandsImportBase],
     logLevel: "warning",
   };
 }
@@ -325,7 +349,8 @@ async function runWatch() {
   const startContext = async () => {
     const entries = findEntries();
     entriesKey = entries.join("\n");
-    const next = await esbuild.context({ ...esbuildOptions(entries), logLevel: "silent", plugins: [manifestPlugin] });
+    const options = esbuildOptions(entries);
+    const next = await esbuild.context({ ...options, logLevel: "silent", plugins: [...options.plugins, manifestPlugin] });
     if (ctx) await ctx.dispose();
     ctx = next;
     await ctx.watch();
