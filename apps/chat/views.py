@@ -22,7 +22,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from apps.chat.models import Message, Participant
+from apps.chat.models import Message, MessageKind, Participant
 from apps.chat.selectors import chats_list, conversation_history, message_costs
 from apps.chat.services import conversation_open
 from apps.common.exceptions import ApplicationError
@@ -118,6 +118,43 @@ def _props(request: HttpRequest, *, view: str, history: dict | None = None) -> d
             "search": reverse("members"),
             "credits": reverse("credits"),
             "premium": reverse("premium"),
+        },
+    }
+
+
+def profile_gift_props(request: HttpRequest, profile) -> dict:
+    """The profile page's gift button (islands/ProfileGift), for a member: the chat's gift
+    catalogue and sending, what a gift costs and the member's credits."""
+    site = request.site
+    cost = message_costs(site=site, user=request.user)[MessageKind.GIFT]
+    return {
+        "profileId": profile.pk,
+        "profileName": profile.name,
+        "credits": request.user.credits,
+        "cost": cost,
+        "costLabel": _credits_label(cost),
+        "urls": {
+            "gifts": reverse("api-gifts"),
+            "chat": reverse("api-chat"),
+            "message": reverse("api-message"),
+            "credits": reverse("credits"),
+            "premium": reverse("premium"),
+            # "{id}" is replaced by the island.
+            "conversation": reverse("chats-id", args=[0]).removesuffix("0") + "{id}",
+        },
+        "strings": {
+            "sendGift": _("Send a gift"),
+            "giftsTitle": _("Send {name} a gift"),
+            "loading": _("Loading…"),
+            "noGifts": _("There are no gifts right now."),
+            "noCredits": _("You do not have enough credits"),
+            "buyCredits": _("Buy credits"),
+            "premiumRequired": _("This feature is only available for premium members."),
+            "getPremium": _("Get Premium"),
+            "sent": _("Your gift ({gift}) is on its way to {name}."),
+            "openChat": _("Go to the conversation"),
+            "error": _("An error has occurred."),
+            "close": _("Close"),
         },
     }
 

@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from apps.accounts.forms_settings import errors_to_form
+from apps.chat.views import profile_gift_props
 from apps.common.exceptions import ApplicationError
 from apps.likes.selectors import like_state
 from apps.likes.services import like_mark_opened
@@ -118,6 +119,8 @@ def profile_view(request: HttpRequest, id: int) -> HttpResponse:
             "signup": _url("members-id-signup", f"/members/{profile.pk}/signup", profile.pk),
         },
     }
+    if request.user.is_authenticated and not page.own and not page.blocked:
+        context["gift_props"] = profile_gift_props(request, profile)
     return render(request, "profiles/profile_view.html", context)
 
 

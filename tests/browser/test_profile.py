@@ -9,9 +9,11 @@ from PIL import Image
 from playwright.sync_api import expect
 
 from apps.accounts.models import User
+from apps.chat.tests.helpers import credits_give
 from apps.profiles.models import Photo
 from conftest import on_site
-from tests.browser.helpers import enter, sign_up
+from tests.browser.helpers import enter, goto_past_the_match_modal, log_in, member, sign_up
+from tests.live import in_thread
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
 
@@ -118,3 +120,41 @@ def test_dismissing_the_photo_alert(site_server, page, site):
     page.reload()
     expect(page.get_by_test_id("settings")).to_be_visible()
     expect(page.get_by_test_id("profile-photo-alert")).to_have_count(0)
+
+
+def test_send_a_gift_from_the_profile(site_server, page, site, new_context):
+    """The profile's gift button: visitors get the login message; a member with enough
+    credits picks a gift (a picture named by the gift) and sends it, which lands in the
+    conversation; without enough credits the way leads to the credits page."""
+    a_email, a = member(site, "Giver")
+    _b_email, b = member(site, "Gifted")
+    in_thread(credits_give, site, a.user, site.gift_credits)
+
+    visitor = new_context().new_page()
+    enter(visitor, site_server.url("localhost", f"/members/{b.pk}"))
+    visitor.get_by_test_id("profile-gift").click()
+    expect(visitor.locator("#login-needed-gift")).to_be_visible()
+    expect(visitor.locator("#login-needed-gift")).to_contain_text("Log in or sign up to send a gift.")
+
+    log_in(page, site_server, a_email)
+    goto_past_the_match_modal(page, site_server.url("localhost", f"/members/{b.pk}"))
+    page.get_by_test_id("profile-gift").click()
+    dialog = page.get_by_test_id("profile-gifts")
+    expect(dialog).to_be_visible()
+    rose = dialog.get_by_role("button", name="Rose")
+    expect(rose.locator("img")).to_have_attribute("alt", "Rose")
+    expect(rose.locator("img")).to_have_js_property("naturalWidth", 64)  # the SVG file loaded
+    rose.click()
+    expect(page.get_by_test_id("profile-gift-outcome")).to_contain_text(f"is on its way to {b.name}")
+    expect(page.get_by_test_id("profile-gift-outcome")).to_be_focused()
+    page.get_by_test_id("profile-gift-chat").click()
+    gift = page.get_by_test_id("message-gift")
+    expect(gift.get_by_role("img", name="Rose")).to_be_visible()
+    expect(page.get_by_test_id("chat-credits-count")).to_have_text("0")
+
+    # No credits left: the button leads to the credits page.
+    page.goto(site_server.url("localhost", f"/members/{b.pk}"))
+    page.get_by_test_id("profile-gift").click()
+    expect(page.get_by_test_id("profile-gift-outcome")).to_contain_text("You do not have enough credits")
+    page.get_by_test_id("profile-gift-credits").click()
+    expect(page).to_have_url(site_server.url("localhost", "/credits"))

@@ -1,5 +1,7 @@
 """The profile view (spec §2 members-id / likes-m-id, §3 Profile, §6 roles)."""
 
+import json
+import re
 from datetime import date
 
 import pytest
@@ -282,3 +284,26 @@ def test_query_count_is_fixed(site, client_for, django_assert_num_queries):
     visitor_baseline = _queries(visitor, f"/members/{few.pk}")
     with django_assert_num_queries(visitor_baseline):
         visitor.get(f"/members/{many.pk}")
+
+
+def test_gift_button_for_members_and_the_login_message_for_visitors(site, client_for):
+    anna = member(site, "Anna")
+    me = member(site, "Giver", user_fields={"credits": 2})
+    html = _html(logged_in(site, client_for, me).get(f"/members/{anna.pk}"))
+    assert 'data-island="ProfileGift"' in html
+    assert 'disabled data-testid="profile-gift"' not in html
+    props = json.loads(
+        re.search(r'<script id="island-ProfileGift-\d+-props" type="application/json">(.*?)</script>', html).group(1)
+    )
+    assert props["profileId"] == anna.pk and props["profileName"] == "Anna"
+    assert props["credits"] == 2 and props["cost"] == site.gift_credits
+    assert props["urls"]["gifts"] == "/api/gifts.php" and props["urls"]["credits"] == "/credits"
+    assert props["strings"]["sendGift"] == "Send a gift"
+
+    visitor = _html(client_for(site).get(f"/members/{anna.pk}"))
+    assert 'data-island="ProfileGift"' not in visitor
+    assert 'data-bs-target="#login-needed-gift" data-testid="profile-gift"' in visitor
+    assert "Log in or sign up to send a gift." in visitor
+
+    own = _html(logged_in(site, client_for, me).get(f"/members/{me.pk}"))
+    assert 'data-island="ProfileGift"' not in own

@@ -1,0 +1,4 @@
+import { mountIsland } from "../../lib/mount";
+import { ProfileGift } from "./ProfileGift";
+
+mountIsland("ProfileGift", ProfileGift);
