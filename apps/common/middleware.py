@@ -1,6 +1,7 @@
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
 
+from apps.common import locale
 from apps.common.i18n import pick_language
 from apps.tenants.middleware import is_public
 
@@ -19,7 +20,13 @@ class SiteLocaleMiddleware:
             language = pick_language(request, list(site.languages), site.domain_language or None)
         translation.activate(language)
         request.LANGUAGE_CODE = language
-        response = self.get_response(request)
+        # Dates and money while the request is handled follow the member's locale
+        # (apps.common.locale: this language and their country).
+        locale.bind(request)
+        try:
+            response = self.get_response(request)
+        finally:
+            locale.unbind()
         patch_vary_headers(response, ("Accept-Language", "Cookie"))
         response.headers.setdefault("Content-Language", language)
         return response

@@ -22,9 +22,10 @@ from datetime import datetime, timedelta
 from allauth.core.internal import ratelimit
 from django.http import HttpRequest
 from django.urls import NoReverseMatch, reverse
-from django.utils import formats, timezone
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from apps.common import locale
 from apps.common.exceptions import ApplicationError
 from apps.payments.methods import method_label
 from apps.payments.models import DiscountCodeUse
@@ -154,7 +155,7 @@ def _used() -> ApplicationError:
 
 
 def _expired(expires: datetime) -> ApplicationError:
-    when = formats.date_format(timezone.localtime(expires), "DATETIME_FORMAT")
+    when = locale.date_format(timezone.localtime(expires), "DATETIME_FORMAT")
     return _error("code_expired", _("This code expired on %(date)s.") % {"date": when})
 
 
@@ -310,7 +311,7 @@ def discount_payload(discount: Discount | None, *, now: datetime | None = None) 
     if discount.expires is None:
         validity = _("Valid without an end date")
     else:
-        when = formats.date_format(timezone.localtime(discount.expires), "DATETIME_FORMAT")
+        when = locale.date_format(timezone.localtime(discount.expires), "DATETIME_FORMAT")
         validity = _("Valid until %(date)s") % {"date": when}
     return {
         "code": discount.code,

@@ -2,8 +2,9 @@
 
 from decimal import Decimal
 
-from django.utils import formats
-from django.utils.translation import get_language
+from django.utils import numberformat
+
+from apps.common.locale import get_format, locale_tag
 
 CURRENCY_SYMBOLS = {
     "EUR": "€",
@@ -20,12 +21,23 @@ CURRENCY_SYMBOLS = {
 }
 
 
-def money_format(amount: int, currency: str) -> str:
-    """An amount in minor units as the current language writes it: "€14.95" in English,
-    "€ 14,95" in Dutch, "14,95 €" in French or German. Every currency sold has cents."""
-    number = formats.number_format(Decimal(amount).scaleb(-2), decimal_pos=2, use_l10n=True, force_grouping=True)
+def money_format(amount: int, currency: str, tag: str | None = None) -> str:
+    """An amount in minor units as the member's locale (apps.common.locale: language and
+    country) writes it: "€14.95" in English, "€ 14,95" in Dutch, "14,95 €" in French or
+    German; the separators of the country's format ("1'234.50 CHF" in de-CH where Django
+    says so). Every currency sold has cents."""
+    tag = tag or locale_tag()
+    number = numberformat.format(
+        Decimal(amount).scaleb(-2),
+        get_format("DECIMAL_SEPARATOR", tag),
+        decimal_pos=2,
+        grouping=get_format("NUMBER_GROUPING", tag),
+        thousand_sep=get_format("THOUSAND_SEPARATOR", tag),
+        force_grouping=True,
+        use_l10n=True,
+    )
     symbol = CURRENCY_SYMBOLS.get(currency, currency)
-    language = (get_language() or "en").split("-")[0]
+    language = tag.split("-")[0].lower()
     if language == "en":
         return f"{symbol}{number}" if len(symbol) == 1 else f"{symbol}\u00a0{number}"
     if language == "nl":

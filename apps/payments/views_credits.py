@@ -18,12 +18,13 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
-from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from apps.common.exceptions import ApplicationError
+from apps.common.locale import locale_tag
 from apps.credits.services import credits_frozen_error
 from apps.payments.api.payment import member_payment, payment_rate_limit, payment_response
 from apps.payments.discounts import (
@@ -71,10 +72,6 @@ def _checkout_url(package_id: int, method: str | None = None, **query: str) -> s
 
 def _direct_debit_url(package_id: int) -> str:
     return f"{_url('directdebit', '/directdebit')}?{urlencode({'package': package_id})}"
-
-
-def _locale() -> str:
-    return get_language() or "en"
 
 
 def _methods(request: HttpRequest, country: str) -> list[str]:
@@ -147,7 +144,7 @@ def _discount_fields(code: str, discounts: dict) -> dict:
 def _common_props(request: HttpRequest) -> dict:
     user = request.user
     return {
-        "locale": _locale(),
+        "locale": locale_tag(request),  # the member's language and country ("en-GB")
         "balance": user.credits,
         "paidUser": user.paid_user,
         "frozen": user.credits_frozen,

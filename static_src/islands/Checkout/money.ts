@@ -1,4 +1,4 @@
-/** Prices: integer minor units, formatted by the browser for the page's language. */
+/** Prices: integer minor units, formatted for the member's locale (language and country). */
 
 /** A price after `percentage` off, rounded to the nearest unit (apps.payments.selectors.discounted). */
 export function discounted(amount: number, percentage: number): number {
@@ -11,21 +11,8 @@ export function perCredit(amount: number, credits: number): number {
   return credits > 0 ? Math.ceil(amount / credits) : 0;
 }
 
-const formats = new Map<string, Intl.NumberFormat>();
-
-export function formatMoney(amount: number, currency: string, locale: string): string {
-  const key = `${locale}|${currency}`;
-  let format = formats.get(key);
-  if (!format) {
-    try {
-      format = new Intl.NumberFormat(locale, { style: "currency", currency });
-    } catch {
-      format = new Intl.NumberFormat("en", { style: "currency", currency });
-    }
-    formats.set(key, format);
-  }
-  return format.format(amount / 100);
-}
+/** Minor units in the member's locale (the server's "locale" prop, e.g. "en-GB"): lib/locale.ts. */
+export { formatMoney } from "../../lib/locale";
 
 /** Fills {name} placeholders of a translated string. */
 export function fill(template: string, values: Record<string, string | number>): string {

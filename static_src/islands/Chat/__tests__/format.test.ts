@@ -39,6 +39,21 @@ describe("messageTime", () => {
     expect(messageTime(new Date(2025, 2, 11, 9, 7).toISOString(), now, "en-GB")).toBe("11 Mar 09:07");
   });
 
+  it("follows the member's locale from the page (language and country), not the language alone", () => {
+    const now = new Date(2025, 2, 12, 20, 0);
+    const earlier = new Date(2025, 2, 11, 21, 7).toISOString();
+    document.documentElement.lang = "en";
+    document.head.innerHTML = '<meta name="locale" content="en-GB">';
+    try {
+      expect(messageTime(earlier, now)).toBe("11 Mar 21:07");
+      document.head.innerHTML = '<meta name="locale" content="en-US">';
+      expect(messageTime(earlier, now)).toBe("Mar 11 09:07 PM");
+    } finally {
+      document.head.innerHTML = "";
+      document.documentElement.lang = "";
+    }
+  });
+
   it("is empty without a valid time", () => {
     expect(messageTime(null)).toBe("");
     expect(messageTime("not a date")).toBe("");
