@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -28,6 +28,27 @@ TYPES = {
     "sent": gettext_lazy("Likes sent"),
     "matches": gettext_lazy("Matches"),
 }
+# The tabs' words: short, so the four tabs with their counts fit one row of a phone.
+TAB_LABELS = {
+    "": pgettext_lazy("likes tab", "Overview"),
+    "received": pgettext_lazy("likes tab", "Received"),
+    "sent": pgettext_lazy("likes tab", "Sent"),
+    "matches": pgettext_lazy("likes tab", "Matches"),
+}
+
+
+def _tabs(counts, current: str) -> list[dict]:
+    """The likes pages' tabs: the overview, then each list with its count."""
+    return [
+        {
+            "type": kind,
+            "label": label,
+            "title": TYPES.get(kind, ""),
+            "count": getattr(counts, kind) if kind else None,
+            "current": kind == current,
+        }
+        for kind, label in TAB_LABELS.items()
+    ]
 
 
 def _cards(member, kind: str, limit: int) -> list[dict]:
@@ -55,7 +76,7 @@ def likes_overview(request: HttpRequest) -> HttpResponse:
         }
         for kind, title in TYPES.items()
     ]
-    return render(request, "likes/overview.html", {"counts": counts, "sections": sections, "types": TYPES})
+    return render(request, "likes/overview.html", {"sections": sections, "tabs": _tabs(counts, "")})
 
 
 @never_cache
@@ -64,11 +85,13 @@ def likes_overview(request: HttpRequest) -> HttpResponse:
 def likes_type(request: HttpRequest, type: str) -> HttpResponse:
     if type not in TYPES:
         raise Http404
-    return render(
-        request,
-        "likes/list.html",
-        {"type": type, "title": TYPES[type], "types": TYPES, "cards": _cards(request.user, type, LIST_SIZE)},
-    )
+    context = {
+        "type": type,
+        "title": TYPES[type],
+        "tabs": _tabs(likes_counts(member=request.user), type),
+        "cards": _cards(request.user, type, LIST_SIZE),
+    }
+    return render(request, "likes/list.html", context)
 
 
 def _back(request: HttpRequest, id: int) -> str:

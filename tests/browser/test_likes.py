@@ -2,10 +2,15 @@
 page, B sees the new like, likes A back, and both find each other under /likes/matches.
 Members are made in a thread of their own (see test_block.py: committed, unique names)."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
+from apps.likes.services import like_create
+from conftest import on_site
 from tests.browser.helpers import goto_past_the_match_modal, log_in, member
+from tests.live import in_thread
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
 
@@ -66,3 +71,50 @@ def test_like_from_search_and_see_the_match_in_both_tabs(new_context, site_serve
         other_context.close()
     page.goto(site_server.url("localhost", "/likes/matches"))
     expect(page.get_by_test_id("like-card").filter(has_text=b.name)).to_be_visible()
+
+
+def test_likes_tabs_are_one_row_and_names_keep_their_age(site_server, page, site, viewport):
+    """At 390 px (and 1280) the likes tabs with their counts stay one row, also with longer
+    (German) words, and no second row repeats them; a long name on a card is cut while the
+    age stays visible."""
+    me_email, me = member(site, "Tabs")
+    _fan_email, fan = member(site, "Averyveryverylongmembername")
+    in_thread(lambda: _like(site, fan, me))
+
+    log_in(page, site_server, me_email)
+    for path in ("/likes", "/likes/received"):
+        goto_past_the_match_modal(page, site_server.url("localhost", path))
+        tabs = page.get_by_test_id("likes-tabs")
+        expect(tabs.locator(".nav-link")).to_have_count(4)
+        expect(page.get_by_test_id("likes-count-received")).to_have_text("1")
+        expect(page.get_by_test_id("likes-overview-counts")).to_have_count(0)
+        assert _rows(tabs) == 1
+        assert tabs.evaluate("el => el.scrollWidth <= el.clientWidth + 1")  # the English words fit
+        # German words: still one row (a row too long scrolls sideways, it never wraps).
+        tabs.evaluate(
+            """el => {
+                const words = ["Übersicht", "Erhaltene Likes", "Gesendete Likes", "Gegenseitige Matches"];
+                const links = el.querySelectorAll(".nav-link");
+                links.forEach((link, i) => { link.firstChild.textContent = words[i] + " "; });
+            }"""
+        )
+        assert _rows(tabs) == 1
+
+        card = page.get_by_test_id("like-card").filter(has_text=fan.name[:10]).first
+        name, age = card.get_by_test_id("like-card-name"), card.get_by_test_id("like-card-age")
+        expect(age).to_have_text(re.compile(r"^, \d+$"))
+        expect(age).to_be_visible()
+        box, card_box = age.bounding_box(), card.bounding_box()
+        assert box["x"] + box["width"] <= card_box["x"] + card_box["width"] + 0.5  # the age is inside the card
+        if viewport["width"] < 576:
+            assert name.evaluate("el => el.scrollWidth > el.clientWidth")  # the name is cut
+
+
+def _rows(tabs) -> int:
+    """How many rows the tabs take: the distinct tops of their items."""
+    return tabs.evaluate("el => new Set([...el.querySelectorAll('.nav-item')].map(i => i.offsetTop)).size")
+
+
+def _like(site, liker, profile) -> None:
+    with on_site(site):
+        like_create(liker=liker.user, profile_id=profile.pk)

@@ -39,11 +39,17 @@ def test_overview_and_lists(site, client_for):
     client = logged_in(site, client_for, me)
 
     overview = client.get("/likes").content.decode()
-    assert 'data-testid="likes-count-received">Likes received <span class="badge text-bg-secondary">2<' in overview
-    assert 'data-testid="likes-count-sent">Likes sent <span class="badge text-bg-secondary">2<' in overview
-    assert 'data-testid="likes-count-matches">Matches <span class="badge text-bg-secondary">1<' in overview
+    # One row of tabs carries the counts; no second row of pills repeats them.
+    assert 'data-testid="likes-count-received">2<' in overview
+    assert 'data-testid="likes-count-sent">2<' in overview
+    assert 'data-testid="likes-count-matches">1<' in overview
+    assert overview.count('data-testid="likes-count-received"') == 1
+    assert "likes-overview-counts" not in overview
+    assert '<a class="nav-link active" href="/likes" aria-current="page" data-testid="likes-tab-overview">' in overview
 
     received = client.get("/likes/received").content.decode()
+    assert 'data-testid="likes-count-received">2<' in received and 'data-testid="likes-count-matches">1<' in received
+    assert 'class="nav-link active" href="/likes/received" aria-current="page"' in received
     assert f'href="/likes/m/{fan.pk}"' in received and f'href="/likes/m/{match.pk}"' in received
     assert received.count('data-testid="like-new"') == 2
     sent = client.get("/likes/sent").content.decode()
