@@ -10,7 +10,7 @@ MO := $(LOCALES:.po=.mo)
 # The long API fuzz run: many generated requests per operation, site and visitor/member.
 FUZZ_EXAMPLES ?= 300
 
-.PHONY: run test bench fuzz soak lint typecheck vitest pytest assets messages makemessages chromium clean
+.PHONY: run test screenshots bench fuzz soak lint typecheck vitest pytest assets messages makemessages chromium clean
 
 run: $(VENV)/.installed node_modules/.installed assets messages
 	$(STACK) run
@@ -21,6 +21,11 @@ test: $(VENV)/.installed node_modules/.installed assets messages chromium
 	npm run --silent typecheck
 	npm run --silent test
 	$(STACK) test $(PYTEST_ARGS)
+
+# The main screens of both demo sites at 390 and 1280 px into docs/screenshots/ and
+# docs/screenshots.md, on a throwaway database (scripts/screenshots.py).
+screenshots: $(VENV)/.installed node_modules/.installed assets messages chromium
+	$(STACK) test scripts/screenshots.py -q -p no:randomly
 
 fuzz: $(VENV)/.installed node_modules/.installed assets messages
 	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(STACK) test apps/common/tests/test_fuzz_api.py $(PYTEST_ARGS)
