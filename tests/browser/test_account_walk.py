@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 
 from apps.accounts.models import User, UserStatus
 from conftest import on_site
+from tests.browser.helpers import enter
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
 
@@ -36,8 +37,7 @@ def test_signup_confirm_login_settings_delete_reactivate(site_server, page, site
     name = f"Walk{token[:8]}"
 
     # Sign up on the /signup page (the modal is covered by test_signup.py).
-    page.goto(site_server.url("localhost", "/signup"))
-    page.get_by_test_id("entry-warning-enter").click()
+    enter(page, site_server.url("localhost", "/signup"))  # the entry warning gone before typing
     page.get_by_label("E-mail address").fill(email)
     page.get_by_label("Name").fill(name)
     page.get_by_test_id("signup-dob-day").select_option("12")
