@@ -264,13 +264,17 @@ export function Dialog({
       done = true;
       setClosing(false);
     };
+    // The dialog's own animation (or its ::backdrop's), not one inside it.
+    const onAnimationEnd = (event: Event) => {
+      if (event.target === dialog) finish();
+    };
     if (!dialog || !dialog.open || prefersReducedMotion()) return finish();
     const animation = getComputedStyle(dialog).animationName;
     if (!animation || animation === "none") return finish();
-    dialog.addEventListener("animationend", finish);
+    dialog.addEventListener("animationend", onAnimationEnd);
     const timer = setTimeout(finish, CLOSE_FALLBACK_MS);
     return () => {
-      dialog.removeEventListener("animationend", finish);
+      dialog.removeEventListener("animationend", onAnimationEnd);
       clearTimeout(timer);
     };
   }, [closing]);
