@@ -200,6 +200,7 @@ def swipe_game_strings() -> dict:
         "noPhoto": _("No photo"),
         "fictional": _("Fictional profile"),
         "hint": _("Swipe right to like, left to pass, or use the arrow keys."),
+        "keys": _("Keyboard: the left arrow key passes, the right arrow key likes."),
         "error": _("An error has occurred."),
     }
 

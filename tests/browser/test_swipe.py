@@ -80,3 +80,64 @@ def test_four_likes_then_the_wait(site_server, page, site):
     page.reload()
     expect(page.get_by_test_id("swipe-likes-left")).to_have_text("Likes left today: 0")
     expect(page.get_by_test_id("swipe-like")).to_be_disabled()
+
+
+def _focus_ring(locator) -> str:
+    """The focused element's outline as the browser draws it ("none" when there is none)."""
+    return locator.evaluate(
+        "el => el.matches(':focus-visible') ? getComputedStyle(el).outlineStyle : 'not focus-visible'"
+    )
+
+
+def test_keyboard_only_swipes_with_visible_focus(site_server, page, site):
+    """Tab reaches pass and like with a visible focus ring, their keys are described for
+    screen readers, and the arrow keys pass and like while a button has focus."""
+    email, profile = member(site, "Keys")
+
+    def make_him_a_man() -> None:
+        try:
+            with on_site(site):
+                Profile.objects.filter(pk=profile.pk).update(gender="male", sexuality="hetero")
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(make_him_a_man).result()
+    women(site, 6)
+
+    log_in(page, site_server, email)
+    page.goto(site_server.url("localhost", "/swipe-game"))
+    expect(page.get_by_test_id("swipe-likes-left")).to_have_text("Likes left today: 4")
+    pass_button, like = page.get_by_test_id("swipe-pass"), page.get_by_test_id("swipe-like")
+    keys = page.get_by_test_id("swipe-keys")
+    expect(keys).to_have_text("Keyboard: the left arrow key passes, the right arrow key likes.")
+    expect(keys).to_have_class("visually-hidden")
+    expect(pass_button).to_have_attribute("aria-describedby", keys.get_attribute("id"))
+    expect(like).to_have_attribute("aria-keyshortcuts", "ArrowRight")
+
+    for _ in range(60):  # Tab through the page until the pass button has focus
+        page.keyboard.press("Tab")
+        if pass_button.evaluate("el => el === document.activeElement"):
+            break
+    expect(pass_button).to_be_focused()
+    assert _focus_ring(pass_button) == "solid"
+    page.keyboard.press("Tab")
+    expect(like).to_be_focused()
+    assert _focus_ring(like) == "solid"
+
+    first = page.get_by_test_id("swipe-card-name").inner_text()
+    page.keyboard.press("ArrowLeft")  # a pass, with the like button focused
+    expect(page.get_by_test_id("swipe-card-name")).not_to_have_text(first)
+    expect(page.get_by_test_id("swipe-likes-left")).to_have_text("Likes left today: 4")
+    expect(page.get_by_test_id("swipe-current")).to_contain_text(page.get_by_test_id("swipe-card-name").inner_text())
+    page.keyboard.press("ArrowRight")
+    expect(page.get_by_test_id("swipe-likes-left")).to_have_text("Likes left today: 3")
+    page.keyboard.press("Enter")  # the focused like button, which kept focus while sending
+    expect(page.get_by_test_id("swipe-likes-left")).to_have_text("Likes left today: 2")
+    expect(like).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("swipe-likes-left")).to_have_text("Likes left today: 1")
+    page.keyboard.press("Enter")  # the last like: the button is disabled, focus goes to pass
+    expect(page.get_by_test_id("swipe-likes-left")).to_have_text("Likes left today: 0")
+    expect(like).to_be_disabled()
+    expect(pass_button).to_be_focused()

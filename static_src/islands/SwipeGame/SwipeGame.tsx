@@ -12,7 +12,7 @@
  * signup. No style attributes in markup (CSP): the drag moves the card through
  * element.style from script.
  */
-import { useCallback, useEffect, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
+import { useCallback, useEffect, useId, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
 
 import { ApiError, get, post } from "../../lib/api";
 import { CardFacts, CardTitle, Silhouette } from "../../lib/profileCard";
@@ -142,6 +142,7 @@ function SwipeCard({ card, strings, likeDisabled, onSwipe }: CardProps) {
 
 export function SwipeGame(props: SwipeGameProps) {
   const { strings, mode } = props;
+  const keysId = useId();
   const visitor = mode === "visitor";
   const [deck, setDeck] = useState<ProfileCard[]>(props.deck);
   const [likesLeft, setLikesLeft] = useState<number | null>(props.likesLeft);
@@ -155,6 +156,9 @@ export function SwipeGame(props: SwipeGameProps) {
   const seen = useRef(new Set<number>());
   const swipes = useRef(0);
   const busyRef = useRef(false);
+  // While a swipe is sent the buttons are aria-disabled, not disabled, so they keep focus.
+  const passRef = useRef<HTMLButtonElement>(null);
+  const likeRef = useRef<HTMLButtonElement>(null);
   const deckRef = useRef(deck);
   deckRef.current = deck;
 
@@ -224,6 +228,7 @@ export function SwipeGame(props: SwipeGameProps) {
       try {
         const data = await post<SwipeResponse>(props.apiUrl, { profile: card.id, action }, { retries: 0 });
         drop(card.id);
+        if (data.likes_left <= 0 && document.activeElement === likeRef.current) passRef.current?.focus();
         setLikesLeft(data.likes_left);
         setNextLikesAt(data.next_likes_at);
         setNow(new Date());
@@ -310,27 +315,42 @@ export function SwipeGame(props: SwipeGameProps) {
       {top ? (
         <>
           <SwipeCard key={top.id} card={top} strings={strings} likeDisabled={atLimit} onSwipe={(a) => void swipe(a)} />
+          <p className="visually-hidden" aria-live="polite" data-testid="swipe-current">
+            {top.age !== null ? `${top.name}, ${top.age}` : top.name}
+          </p>
           <div className="d-flex justify-content-center gap-3 mt-3">
             <button
               type="button"
-              className="btn btn-outline-secondary btn-lg px-4"
+              className="btn btn-outline-secondary btn-lg px-4 swipe-button"
               onClick={() => void swipe("pass")}
-              disabled={busy}
+              aria-disabled={busy}
+              ref={passRef}
+              aria-keyshortcuts="ArrowLeft"
+              aria-describedby={keysId}
               data-testid="swipe-pass"
             >
               {strings.pass}
             </button>
             <button
               type="button"
-              className="btn btn-primary btn-lg px-4"
+              className="btn btn-primary btn-lg px-4 swipe-button"
               onClick={() => void swipe("like")}
-              disabled={busy || atLimit}
+              disabled={atLimit}
+              aria-disabled={busy}
+              ref={likeRef}
+              aria-keyshortcuts="ArrowRight"
+              aria-describedby={keysId}
               data-testid="swipe-like"
             >
               {strings.like}
             </button>
           </div>
-          <p className="small text-body-secondary text-center mt-2 mb-0">{strings.hint}</p>
+          <p className="small text-body-secondary text-center mt-2 mb-0" aria-hidden="true">
+            {strings.hint}
+          </p>
+          <p className="visually-hidden" id={keysId} data-testid="swipe-keys">
+            {strings.keys}
+          </p>
         </>
       ) : loading ? (
         <p className="text-body-secondary" data-testid="swipe-loading">

@@ -27,6 +27,8 @@ export interface SwipeStrings {
   noPhoto: string;
   fictional: string;
   hint: string;
+  /** The arrow keys, for screen readers (visually hidden, describes the buttons). */
+  keys: string;
   error: string;
 }
 

@@ -26,6 +26,7 @@ const strings: SwipeStrings = {
   noPhoto: "No photo",
   fictional: "Fictional profile",
   hint: "Swipe right to like, left to pass, or use the arrow keys.",
+  keys: "Keyboard: the left arrow key passes, the right arrow key likes.",
   error: "An error has occurred.",
 };
 
@@ -124,6 +125,26 @@ describe("SwipeGame", () => {
       { profile: 1, action: "like" },
       { profile: 2, action: "pass" },
     ]);
+  });
+
+  it("tells screen readers the keys and the card on top, also while a button has focus", async () => {
+    const api = fakeApi(counting(3));
+    render(<SwipeGame {...makeProps()} />);
+    const pass = screen.getByTestId("swipe-pass");
+    const like = screen.getByTestId("swipe-like");
+    expect(pass.getAttribute("aria-keyshortcuts")).toBe("ArrowLeft");
+    expect(like.getAttribute("aria-keyshortcuts")).toBe("ArrowRight");
+    const keys = screen.getByTestId("swipe-keys");
+    expect(keys.className).toContain("visually-hidden");
+    expect(keys.textContent).toBe("Keyboard: the left arrow key passes, the right arrow key likes.");
+    expect(pass.getAttribute("aria-describedby")).toBe(keys.id);
+    expect(like.getAttribute("aria-describedby")).toBe(keys.id);
+    expect(screen.getByTestId("swipe-current").getAttribute("aria-live")).toBe("polite");
+    expect(screen.getByTestId("swipe-current").textContent).toBe("Member 1, 30");
+    like.focus();
+    fireEvent.keyDown(like, { key: "ArrowLeft" });
+    await waitFor(() => expect(screen.getByTestId("swipe-current").textContent).toBe("Member 2, 30"));
+    expect(api.posts()).toEqual([{ profile: 1, action: "pass" }]);
   });
 
   it("counts a drag as a swipe only beyond the threshold", async () => {
