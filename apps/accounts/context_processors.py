@@ -45,7 +45,6 @@ def _member(request: HttpRequest) -> dict:
             "paid": payload["paid_user"],
             "messages_badge": badge_label(totals["unreadMessages"]),
             "likes_badge": badge_label(totals["newLikes"]),
-            "total_badge": badge_label(totals["unreadMessages"] + totals["newLikes"]),
             "credits": totals["credits"],
             "credits_badge": credits_badge(totals["credits"]),
         },

@@ -4,7 +4,6 @@
  *
  *   <span class="unread-badge" data-badge="messages" hidden></span>   unread messages
  *   <span class="unread-badge" data-badge="likes">3</span>             new likes
- *   <span class="unread-badge" data-badge="total">99+</span>           both (phone menu button)
  */
 import type { AppUser, Totals } from "./store";
 
@@ -21,7 +20,6 @@ export function renderBadges(totals: Totals, root: ParentNode = document): void 
   const counts: Record<string, number> = {
     messages: totals.unreadMessages,
     likes: totals.newLikes,
-    total: (totals.unreadMessages || 0) + (totals.newLikes || 0),
   };
   for (const el of root.querySelectorAll<HTMLElement>(".unread-badge[data-badge]")) {
     const name = el.dataset.badge ?? "";

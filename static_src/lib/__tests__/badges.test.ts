@@ -14,11 +14,10 @@ describe("badgeLabel", () => {
 });
 
 describe("renderBadges", () => {
-  it("updates the messages, likes and total badges and hides empty ones", () => {
+  it("updates the messages and likes badges and hides empty ones", () => {
     document.body.innerHTML = `
       <span class="unread-badge" data-badge="messages" hidden></span>
       <span class="unread-badge" data-badge="likes">4</span>
-      <span class="unread-badge" data-badge="total">4</span>
       <span class="badge" data-badge="credits">3</span>`;
     renderBadges({ unreadMessages: 150, newLikes: 0 });
     const badge = (name: string) => document.querySelector<HTMLElement>(`[data-badge="${name}"]`)!;
@@ -26,7 +25,6 @@ describe("renderBadges", () => {
     expect(badge("messages").hidden).toBe(false);
     expect(badge("likes").textContent).toBe("");
     expect(badge("likes").hidden).toBe(true);
-    expect(badge("total").textContent).toBe("99+");
     expect(badge("credits").textContent).toBe("3");
   });
 });
