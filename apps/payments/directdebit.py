@@ -24,7 +24,6 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from decimal import Decimal
 
 import phonenumbers
 from django.conf import settings
@@ -35,7 +34,6 @@ from django.db.models import Count, Sum
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
-from django.utils.formats import number_format
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
@@ -45,6 +43,7 @@ from schwifty import exceptions as iban_errors
 from apps.accounts.models import User
 from apps.common.exceptions import ApplicationError
 from apps.payments.discounts import active_discount
+from apps.payments.formatting import money_format
 from apps.payments.gateways.base import GatewayError, gateway_for
 from apps.payments.models import DirectDebitRequest, Mandate, Payment, PaymentStatus
 from apps.payments.selectors import OfferedPackage, package_offered, packages_offered, payment_country, payment_methods
@@ -199,12 +198,6 @@ def house_number_clean(value: str) -> str:
 # --- Reads ----------------------------------------------------------------------
 
 
-def amount_display(amount: int, currency: str) -> str:
-    """Minor units as the member reads them, as on the other payment pages: '29.95 EUR'
-    (the active language's decimal sign)."""
-    return f"{number_format(Decimal(amount) / 100, 2, use_l10n=True)} {currency}"
-
-
 def directdebit_available(*, site: Site, country: str) -> bool:
     return bool(site.direct_debit_enabled) and METHOD in payment_methods(country=country)
 
@@ -252,8 +245,8 @@ def _offer(package: OfferedPackage, discount_code: str) -> DirectDebitOffer:
     return DirectDebitOffer(
         package=package,
         discount_code=discount_code,
-        amount_text=amount_display(package.amount, package.currency),
-        list_amount_text=amount_display(package.list_amount, package.currency),
+        amount_text=money_format(package.amount, package.currency),
+        list_amount_text=money_format(package.list_amount, package.currency),
     )
 
 

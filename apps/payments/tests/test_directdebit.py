@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from apps.common.exceptions import ApplicationError
 from apps.payments import directdebit, sms
+from apps.payments.formatting import money_format
 from apps.payments.models import DirectDebitRequest, Mandate, Payment, PaymentStatus
 from apps.payments.selectors import discounted
 from apps.profiles.tests.helpers_view import logged_in, member
@@ -139,10 +140,10 @@ def test_form_shows_the_package_with_the_discount_and_the_mandate(gay_site, clie
     assert answer.status_code == 200
     assert 'data-state="form"' in page
     # A new member has the time bonus: 25 % off 29.95 EUR.
-    price = directdebit.amount_display(discounted(2995, 25), "EUR")
-    assert price == "22.46 EUR"
+    price = money_format(discounted(2995, 25), "EUR")
+    assert price == "€22.46"
     assert f'data-testid="dd-price">{price}<' in page
-    assert 'data-testid="dd-list-price">29.95 EUR<' in page
+    assert 'data-testid="dd-list-price">€29.95<' in page
     assert "50 credits" in page
     mandate = re.search(r'data-testid="dd-mandate-text">([^<]*)<', page).group(1)
     assert "Demo Dating B.V." in mandate and price in mandate and "Manline" in mandate
@@ -288,7 +289,7 @@ LIMIT_MESSAGE = "Your limit for direct debit payments has been reached. Please c
 def test_limit_on_the_amount(gay_site, client_for, limits):
     profile = _member(gay_site)
     client = logged_in(gay_site, client_for, profile)
-    package = _package(gay_site)  # 22.46 EUR with the time bonus
+    package = _package(gay_site)  # €22.46 with the time bonus
     _payment(gay_site, profile.user, amount=12000)
     # Failed, cancelled, expired, older and other-method payments do not count.
     for status in (PaymentStatus.FAILED, PaymentStatus.CANCELED, PaymentStatus.EXPIRED):
@@ -334,7 +335,7 @@ def test_valid_form_sends_the_code_by_sms(gay_site, client_for):
 
     message = sms.outbox[0]
     assert message.to == MOBILE
-    assert "Manline" in message.text and "22.46 EUR" in message.text
+    assert "Manline" in message.text and "€22.46" in message.text
     assert dd_request.user_id == profile.user.pk
     assert dd_request.iban == IBAN and dd_request.mobile == MOBILE
     assert dd_request.postal_code == "1015 BS" and dd_request.house_number == "12a"
