@@ -1,0 +1,498 @@
+"""Accessibility: axe-core (WCAG 2.2 A and AA rules) on every page of spec §2 and on every
+modal, in a real browser, on both demo sites.
+
+Pages: every route in English at 390 and 1280 px on both sites, logged out and logged in
+(a member with photos, a purchase, a conversation, likes and a match; and a new member
+with nothing yet, for the empty states); French (localhost) and German (gay.localhost) at
+390 px. Modals: the site-entry warning, the signup modal, the like, match and time-bonus
+modals, the chat's icebreaker and gift dialogs and the chat's delete confirmation. Each
+page is its own test item, named after the site, language, width, visitor and path; one
+browser context per combination is shared by its pages. `-s` prints the number of
+violations per page (`axe localhost en 390 /likes: 0`).
+
+axe's source is evaluated through Playwright (DevTools protocol), which the pages' CSP
+does not govern: the app's own scripts and styles stay under the CSP, and every context
+here is still checked for CSP violations after each page."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.utils import timezone
+from playwright.sync_api import expect
+
+from apps.tenants.models import Site
+from conftest import DESKTOP, PHONE, csp_violations, on_site
+from tests.live import in_thread
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
+
+AXE_SOURCE = (Path(settings.BASE_DIR) / "node_modules" / "axe-core" / "axe.min.js").read_text()
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+DOMAINS = ("localhost", "gay.localhost")
+
+# Pages anyone may open (spec §2), {demo}: a demo profile's id.
+PUBLIC_PATHS = [
+    "/",
+    "/login",
+    "/signup",
+    "/reset-password",
+    "/reset-password/do",
+    "/pricing",
+    "/lang-config",
+    "/activate/done",
+    "/activate/error",
+    "/account-deleted",
+    "/no-such-page",  # the error page (404)
+    "/pages/terms",
+    "/pages/privacy",
+    "/pages/cookies",
+    "/pages/ban",
+    "/pages/return-policy",
+    "/pages/faq",
+    "/pages/service",
+    "/complaints",
+    "/landers/alonetonight",
+    "/landers/collagelanding",
+    "/landers/gallery",
+    "/landers/iconslanding",
+    "/landers/maplanding",
+    "/landers/socialnetwork",
+    "/landers/transitionsvideolanding",
+    "/landers/video",
+    "/landers/tinderswipe",
+    "/members/{demo}/landing",
+    "/members/{demo}/landing2",
+    "/members/{demo}/landing3",
+    "/members/{demo}/signup",
+]
+# Pages of a member with a profile, photos, a purchase, a conversation and likes;
+# {other}: the member they chat with and match, {conversation}, {package}, {payment}.
+MEMBER_PATHS = [
+    "/",
+    "/members",
+    "/members/{other}",
+    "/likes/m/{other}",
+    "/members/{demo}",
+    "/likes",
+    "/likes/received",
+    "/likes/sent",
+    "/likes/matches",
+    "/chats",
+    "/chats/{conversation}",
+    "/profile",
+    "/notifications",
+    "/credits",
+    "/credits/repeat-order",
+    "/credits/{package}",
+    "/credits/{package}/{method}",
+    "/directdebit",
+    "/transactions",
+    "/transactions/{payment}",
+    "/transactions/{payment}/refund",  # the refund confirmation
+    "/premium",
+    "/pricing",
+    "/match-finder",
+    "/swipe-game",
+    "/signup-matches",
+    "/activate/done",
+    "/complaints?profile={other}",
+    "/lang-config",
+    "/pages/faq",
+    "/no-such-page",
+]
+# The empty states: a member who signed up just now, without photos, likes or chats.
+EMPTY_PATHS = ["/likes/received", "/likes/sent", "/likes/matches", "/chats", "/profile", "/transactions", "/members"]
+
+# (domain, language, width): which pages are checked there.
+COMBINATIONS = [
+    ("localhost", "en", 390),
+    ("localhost", "en", 1280),
+    ("gay.localhost", "en", 390),
+    ("gay.localhost", "en", 1280),
+    ("localhost", "fr", 390),
+    ("gay.localhost", "de", 390),
+]
+
+
+def _items() -> list:
+    items = []
+    for domain, language, width in COMBINATIONS:
+        for who, paths in (("visitor", PUBLIC_PATHS), ("member", MEMBER_PATHS), ("new", EMPTY_PATHS)):
+            if who == "new" and (language != "en" or width != 390):
+                continue
+            for path in paths:
+                items.append(
+                    pytest.param(domain, language, width, who, path, id=f"{domain}-{language}-{width}-{who}-{path}")
+                )
+    return items
+
+
+# --- Data ----------------------------------------------------------------------------
+
+
+@dataclass
+class SiteData:
+    site: Site
+    demo: int
+    other: int
+    conversation: int
+    package: int
+    method: str
+    payment: str
+    sessions: dict  # who -> user
+    users: list
+
+
+def _site_data(site: Site) -> SiteData:
+    from apps.chat.tests.helpers import credits_give, send
+    from apps.likes.models import Like
+    from apps.likes.services import like_create, likeable_profiles
+    from apps.payments.tests.helpers_core import buy
+    from apps.profiles.services.photos import photo_upload
+    from apps.profiles.tests.helpers import jpeg_upload
+    from apps.profiles.tests.helpers_view import member
+    from apps.tenants.models import CreditPackage
+
+    country = "GB" if site.domains.filter(domain="localhost").exists() else "NL"
+    tag = uuid.uuid4().hex[:6]
+    long_ago = {"date_joined": timezone.now() - timedelta(days=30), "country": country}
+    gender = "male" if country == "NL" else "female"
+    alex = member(site, f"Alex{tag}", user_fields=long_ago, country=country, gender=gender, about_me="Hello there")
+    sam = member(site, f"Sam{tag}", user_fields=long_ago, country=country, gender=gender, about_me="Hi")
+    new = member(site, f"Neo{tag}", user_fields={"country": country}, country=country, gender=gender)
+    with on_site(site):
+        for colour in ((200, 80, 120), (60, 120, 200)):
+            photo_upload(site=site, user=alex.user, upload=jpeg_upload(colour=colour))
+        photo_upload(site=site, user=sam.user, upload=jpeg_upload(colour=(90, 160, 90)))
+        demo = likeable_profiles(alex.user).filter(user__isnull=True).order_by("pk").values_list("pk", flat=True)[0]
+    credits_give(site, sam.user, 100)
+    payment = buy(site, alex.user, method="visa" if country == "GB" else "creditcard")
+    conversation, _message = send(site, sam, alex, "Hello! How are you?")
+    send(site, alex, sam, "Fine, thanks. And you?")
+    with on_site(site):
+        like_create(liker=alex.user, profile_id=sam.pk)
+        like_create(liker=sam.user, profile_id=alex.pk)
+        like_create(liker=alex.user, profile_id=demo)
+        Like.objects.filter(profile__in=[alex, sam]).update(seen_at=timezone.now())  # no match modal on the pages
+        package = CreditPackage.objects.filter(site=site).order_by("position", "pk").values_list("pk", flat=True)[0]
+    return SiteData(
+        site=site,
+        demo=demo,
+        other=sam.pk,
+        conversation=conversation.pk,
+        package=package,
+        method="visa" if country == "GB" else "ideal",
+        payment=payment.public_id,
+        sessions={"member": alex.user, "new": new.user},
+        users=[alex.user_id, sam.user_id, new.user_id],
+    )
+
+
+def _users_delete(site: Site, user_ids: list[int]) -> None:
+    from apps.accounts.models import User
+    from apps.chat.models import Conversation
+
+    with on_site(site):
+        Conversation.objects.filter(participants__user_id__in=user_ids).delete()
+        User.objects.filter(pk__in=user_ids).delete()
+
+
+def _session(site: Site, user) -> str:
+    from django.test import Client
+
+    client = Client(HTTP_HOST=site.domains.get(is_primary=True).domain)
+    with on_site(site):
+        client.force_login(user, backend="allauth.account.auth_backends.AuthenticationBackend")
+    return client.cookies[settings.SESSION_COOKIE_NAME].value
+
+
+@pytest.fixture(scope="module")
+def a11y_data(django_db_setup, django_db_blocker):
+    """Both demo sites with 8 demo profiles and the members above, committed: {domain: SiteData}."""
+    from apps.profiles.services.demo import demo_profiles_delete, demo_profiles_seed
+
+    with django_db_blocker.unblock():
+        sites = {domain: Site.objects.get(domains__domain=domain) for domain in DOMAINS}
+        data = {}
+        try:
+            for domain, site in sites.items():
+                in_thread(demo_profiles_seed, site=site, count=8)
+                data[domain] = in_thread(_site_data, site)
+            yield data
+        finally:
+            for domain, site in sites.items():
+                if domain in data:
+                    in_thread(_users_delete, site, data[domain].users)
+                in_thread(demo_profiles_delete, site=site)
+
+
+# --- Browser -------------------------------------------------------------------------
+
+
+class Contexts:
+    """One browser context (and page) per combination of site, language, width and visitor."""
+
+    def __init__(self, chromium, server, data) -> None:
+        self.chromium, self.server, self.data = chromium, server, data
+        self.made: dict[tuple, tuple] = {}
+
+    def page(self, domain: str, language: str, width: int, who: str):
+        key = (domain, language, width, who)
+        if key not in self.made:
+            viewport = PHONE if width == PHONE["width"] else DESKTOP
+            context = self.chromium.new_context(viewport=viewport, locale="en-US", reduced_motion="reduce")
+            violations = csp_violations(context)
+            url = self.server.url(domain, "/")
+            cookies = [
+                {"name": settings.LANGUAGE_COOKIE_NAME, "value": language, "url": url},
+                {"name": settings.ENTRY_WARNING_COOKIE_NAME, "value": "1", "url": url},
+            ]
+            if who != "visitor":
+                site_data = self.data[domain]
+                session = in_thread(_session, site_data.site, site_data.sessions[who])
+                cookies.append({"name": settings.SESSION_COOKIE_NAME, "value": session, "url": url})
+            context.add_cookies(cookies)
+            page = context.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            self.made[key] = (context, page, violations, errors)
+        return self.made[key]
+
+    def close(self) -> None:
+        for context, *_rest in self.made.values():
+            context.close()
+
+
+@pytest.fixture(scope="module")
+def contexts(chromium, asgi_server, a11y_data, django_db_blocker):
+    with django_db_blocker.unblock():
+        made = Contexts(chromium, asgi_server, a11y_data)
+        yield made
+        made.close()
+
+
+def settle(page) -> None:
+    """Wait until the page's islands are mounted and its requests are answered."""
+    page.wait_for_load_state("networkidle")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-island]')].every(el => el.hasAttribute('data-island-mounted'))"
+    )
+
+
+def axe_violations(page) -> list[dict]:
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.evaluate(f"() => {{ {AXE_SOURCE}\n; window.axe = axe; }}")
+    return page.evaluate(
+        "async (tags) => (await window.axe.run(document, {runOnly: {type: 'tag', values: tags},"
+        " resultTypes: ['violations']})).violations",
+        WCAG_TAGS,
+    )
+
+
+def report(violations: list[dict]) -> str:
+    lines = []
+    for violation in violations:
+        lines.append(f"- {violation['id']} ({violation['impact']}): {violation['help']}")
+        for node in violation["nodes"][:8]:
+            summary = " ".join(node.get("failureSummary", "").split())
+            lines.append(f"    {' > '.join(map(str, node['target']))}: {summary[:300]}")
+        if len(violation["nodes"]) > 8:
+            lines.append(f"    ... and {len(violation['nodes']) - 8} more")
+    return "\n".join(lines)
+
+
+def assert_accessible(page, label: str) -> None:
+    settle(page)
+    violations = axe_violations(page)
+    count = sum(len(violation["nodes"]) for violation in violations)
+    print(f"axe {label}: {count}")
+    if violations:
+        print(report(violations))
+    assert not violations, f"axe found {count} violation(s) on {label}:\n{report(violations)}"
+
+
+def check_clean(violations: list[str], errors: list[str], label: str) -> None:
+    assert not violations, f"CSP violations on {label}: {violations}"
+    assert not errors, f"JavaScript errors on {label}: {errors}"
+
+
+@pytest.mark.parametrize(("domain", "language", "width", "who", "path"), _items())
+def test_page_has_no_axe_violations(contexts, a11y_data, domain, language, width, who, path):
+    _context, page, violations, errors = contexts.page(domain, language, width, who)
+    violations.clear()
+    errors.clear()
+    data = a11y_data[domain]
+    address = path.format(
+        demo=data.demo,
+        other=data.other,
+        conversation=data.conversation,
+        package=data.package,
+        method=data.method,
+        payment=data.payment,
+    )
+    page.goto(contexts.server.url(domain, address))
+    expect(page.locator("html")).to_have_attribute("lang", language)
+    assert_accessible(page, f"{domain} {language} {width} {path} ({who})")
+    check_clean(violations, errors, path)
+
+
+# --- Modals --------------------------------------------------------------------------
+
+MODALS = [
+    "entry-warning",
+    "signup-modal",
+    "like-modal",
+    "match-modal",
+    "time-bonus-modal",
+    "chat-icebreaker",
+    "chat-gifts",
+    "chat-delete",
+]
+MODAL_COMBINATIONS = [
+    ("localhost", "en", 390),
+    ("localhost", "en", 1280),
+    ("gay.localhost", "en", 390),
+    ("gay.localhost", "en", 1280),
+    ("localhost", "fr", 390),
+    ("gay.localhost", "de", 390),
+]
+
+
+def _liker(site: Site, profile_id: int, users: list[int]) -> None:
+    """A new member who likes the profile: its member gets the match modal on the next page."""
+    from apps.likes.services import like_create
+    from apps.profiles.tests.helpers_view import member
+
+    liker = member(site, f"Kim{uuid.uuid4().hex[:6]}", user_fields={"country": "GB"}, country="GB")
+    users.append(liker.user_id)
+    with on_site(site):
+        like_create(liker=liker.user, profile_id=profile_id)
+
+
+def _own_profile_id(site: Site, user) -> int:
+    from apps.profiles.models import Profile
+
+    with on_site(site):
+        return Profile.objects.get(user=user).pk
+
+
+@pytest.fixture
+def fresh_context(chromium, asgi_server, django_db_blocker):
+    """A browser context of its own for one modal (its state must not leak into the pages'):
+    made(domain, language, width, user=None, entry_ok=True)."""
+    made = []
+
+    def make(site_data, domain: str, language: str, width: int, user=None, entry_ok: bool = True):
+        viewport = PHONE if width == PHONE["width"] else DESKTOP
+        context = chromium.new_context(viewport=viewport, locale="en-US", reduced_motion="reduce")
+        violations = csp_violations(context)
+        url = asgi_server.url(domain, "/")
+        cookies = [{"name": settings.LANGUAGE_COOKIE_NAME, "value": language, "url": url}]
+        if entry_ok:
+            cookies.append({"name": settings.ENTRY_WARNING_COOKIE_NAME, "value": "1", "url": url})
+        if user is not None:
+            with django_db_blocker.unblock():
+                session = in_thread(_session, site_data.site, user)
+            cookies.append({"name": settings.SESSION_COOKIE_NAME, "value": session, "url": url})
+        context.add_cookies(cookies)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        made.append((context, violations, errors))
+        return page
+
+    yield make
+    for context, violations, errors in made:
+        context.close()
+        assert not violations, f"CSP violations: {violations}"
+        assert not errors, f"JavaScript errors: {errors}"
+
+
+@pytest.mark.parametrize("modal", MODALS)
+@pytest.mark.parametrize(
+    ("domain", "language", "width"), [pytest.param(*c, id=f"{c[0]}-{c[1]}-{c[2]}") for c in MODAL_COMBINATIONS]
+)
+def test_modal_has_no_axe_violations(
+    fresh_context, a11y_data, asgi_server, django_db_blocker, domain, language, width, modal
+):
+    data = a11y_data[domain]
+    member_user, new_user = data.sessions["member"], data.sessions["new"]
+
+    def url(path: str) -> str:
+        return asgi_server.url(domain, path)
+
+    if modal == "entry-warning":
+        page = fresh_context(data, domain, language, width, entry_ok=False)
+        page.goto(url("/"))
+        shown = page.get_by_test_id("entry-warning")
+    elif modal == "signup-modal":
+        page = fresh_context(data, domain, language, width)
+        page.goto(url("/"))
+        settle(page)
+        page.get_by_test_id("signup-cta").click()
+        shown = page.get_by_test_id("signup-modal")
+    elif modal == "like-modal":
+        page = fresh_context(data, domain, language, width, user=member_user)
+        page.goto(url("/members?t=0"))
+        shown = page.get_by_test_id("like-modal")
+    elif modal == "match-modal":
+        with django_db_blocker.unblock():
+            in_thread(_liker, data.site, in_thread(_own_profile_id, data.site, member_user), data.users)
+        page = fresh_context(data, domain, language, width, user=member_user)
+        page.goto(url("/likes"))
+        shown = page.get_by_test_id("match-modal")
+    elif modal == "time-bonus-modal":
+        page = fresh_context(data, domain, language, width, user=new_user)
+        # The modal opens 40 s after entering the members area: the entry is put back in time.
+        page.add_init_script("sessionStorage.setItem('timeBonusMembersAreaSince', String(Date.now() - 60000))")
+        page.goto(url("/members"))
+        shown = page.get_by_test_id("time-bonus-modal")
+    elif modal == "chat-icebreaker":
+        page = fresh_context(data, domain, language, width, user=member_user)
+        page.goto(url(f"/members/{data.demo}/chat"))
+        shown = page.get_by_test_id("chat-icebreaker")
+    elif modal == "chat-gifts":
+        page = fresh_context(data, domain, language, width, user=member_user)
+        page.goto(url(f"/chats/{data.conversation}"))
+        settle(page)
+        page.get_by_test_id("chat-gift-button").click()
+        shown = page.get_by_test_id("chat-gifts")
+        expect(shown.locator("[data-testid^=gift-]").first).to_be_visible()
+    else:  # chat-delete: the delete confirmation in the chat list
+        page = fresh_context(data, domain, language, width, user=member_user)
+        page.goto(url("/chats"))
+        settle(page)
+        page.get_by_test_id(f"chat-delete-{data.conversation}").click()
+        shown = page.get_by_test_id("chat-delete-confirm")
+    expect(shown).to_be_visible()
+    assert_accessible(page, f"{domain} {language} {width} {modal}")
+
+
+# --- Skip link -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("who", "path"),
+    [("visitor", "/"), ("visitor", "/landers/gallery"), ("member", "/members"), ("member", "/chats")],
+)
+def test_the_skip_link_comes_first_and_moves_the_focus_to_main(fresh_context, a11y_data, asgi_server, who, path):
+    """The default, lander and chat layouts: the first Tab reaches the skip link,
+    which shows; following it puts the focus on the page's one main landmark."""
+    data = a11y_data["localhost"]
+    page = fresh_context(data, "localhost", "en", 390, user=data.sessions["member"] if who == "member" else None)
+    page.goto(asgi_server.url("localhost", path))
+    settle(page)
+    expect(page.get_by_role("main")).to_have_count(1)
+    page.keyboard.press("Tab")
+    skip = page.get_by_test_id("skip-link")
+    expect(skip).to_be_focused()
+    expect(skip).to_have_text("Skip to main content")
+    assert skip.bounding_box()["width"] > 40  # shown, not clipped to 1 px
+    page.keyboard.press("Enter")
+    expect(page.locator("main#main")).to_be_focused()
