@@ -37,7 +37,12 @@ const rel = (p) => path.relative(ROOT, p).split(path.sep).join("/");
 const time = () => new Date().toTimeString().slice(0, 8);
 const log = (msg) => console.log(`[${time()}] ${msg}`);
 
-/** static_src/base/index.ts plus every static_src/islands/<Name>/index.tsx. */
+/**
+ * static_src/base/index.ts plus every static_src/islands/<Name>/index.tsx, and an island's
+ * variants, static_src/islands/<Name>/index.<variant>.tsx: the same island (it mounts as
+ * "<Name>") with only the code one kind of page needs, e.g. Chat's list page without the
+ * conversation (manifest key "<Name>.<variant>", `{% island "<Name>" props variant="..." %}`).
+ */
 function findEntries() {
   const entries = [path.join(SRC, "base", "index.ts")];
   const islandsDir = path.join(SRC, "islands");
@@ -48,7 +53,11 @@ function findEntries() {
         throw new Error(`island folder "${dirent.name}" must be PascalCase (letters and digits)`);
       }
       const entry = path.join(islandsDir, dirent.name, "index.tsx");
-      if (fs.existsSync(entry)) entries.push(entry);
+      if (!fs.existsSync(entry)) continue;
+      entries.push(entry);
+      for (const file of fs.readdirSync(path.join(islandsDir, dirent.name))) {
+        if (ISLAND_VARIANT.test(file)) entries.push(path.join(islandsDir, dirent.name, file));
+      }
     }
   }
   return entries.sort();
@@ -61,16 +70,21 @@ function findEntries() {
  * chunk per set of entries that reach it, and with the base reached by every entry, the base's
  * code, the shared libs and React land in one chunk instead of many small ones, each of which
  * was compressed alone: about 2 KB gzip less per island page (docs/bench.md, "js").
+ *
+ * The same goes for the base's own later code, base/member.ts (imported with import() for a
+ * logged-in member): it uses the base's libs, and without the base import the modules it
+ * shares with the base would leave the base's chunk for a chunk of their own.
  */
 const BASE_ENTRY = path.join(SRC, "base", "index.ts");
-const ISLAND_ENTRY = /[\\/]static_src[\\/]islands[\\/][A-Z][A-Za-z0-9]*[\\/]index\.tsx$/;
+const ISLAND_VARIANT = /^index\.[a-z]+\.tsx$/;
+const ISLAND_ENTRY = /[\\/]static_src[\\/](islands[\\/][A-Z][A-Za-z0-9]*[\\/]index(\.[a-z]+)?\.tsx|base[\\/]member\.ts)$/;
 const islandsImportBase = {
   name: "islands-import-base",
   setup(build) {
     build.onLoad({ filter: ISLAND_ENTRY }, async (args) => ({
       // Relative ("../../base/index.ts"): the source maps carry no build machine's path.
-      contents: `import ${JSON.stringify(path.relative(path.dirname(args.path), BASE_ENTRY).split(path.sep).join("/"))};${await fs.promises.readFile(args.path, "utf8")}`,
-      loader: "tsx",
+      contents: `import ${JSON.stringify(`./${path.relative(path.dirname(args.path), BASE_ENTRY).split(path.sep).join("/")}`)};${await fs.promises.readFile(args.path, "utf8")}`,
+      loader: args.path.endsWith(".tsx") ? "tsx" : "ts",
       resolveDir: path.dirname(args.path),
       watchFiles: [args.path],
     }));
@@ -160,7 +174,8 @@ export function manifestFromMetafile(metafile) {
     if (relEntry[0] === "base") {
       base = info;
     } else if (relEntry[0] === "islands" && relEntry.length === 3) {
-      islands[relEntry[1]] = info;
+      const variant = /^index\.([a-z]+)\.tsx$/.exec(relEntry[2]);
+      islands[variant ? `${relEntry[1]}.${variant[1]}` : relEntry[1]] = info;
     }
   }
   if (!base) throw new Error("the base entry is missing from the build output");

@@ -6,10 +6,11 @@
  *   each component a chunk loaded when the page first needs it (base/bootstrapOnDemand.ts).
  * - The chunk-load reload guard, the top progress bar and the page-hidden beacon.
  * - The app badge, the title count and the top-bar badges follow appStore.totals.
- * - The periodic refresh of the member's user, likes and chats (lib/refresh.ts, spec §9).
- * - The live connection (lib/realtime.ts, /ws/) for logged-in members: badges and chat events.
- * - Push: the worker's messages (lib/push.ts), appStore.push from the browser's existing
- *   subscription, and the "enable push" alert (base/enablePush.ts).
+ * - For a logged-in member only, imported when appStore.user is set (base/member.ts): the
+ *   periodic refresh of the member's user, likes and chats (lib/refresh.ts, spec §9), the live
+ *   connection (lib/realtime.ts, /ws/), appStore.push from the browser's existing subscription
+ *   and the "enable push" alert (base/enablePush.ts). Visitors' pages never load them.
+ * - Push: the worker's messages (lib/push.ts), on every page.
  * - The installed app's back button in the top bar (base/backButton.ts).
  * - Whether the member is at the screen (lib/activity.ts): an idle tab reads no messages.
  * - Server-rendered `.modal[data-autoshow]` and `.toast[data-autoshow]` are shown on load; the
@@ -22,16 +23,14 @@ import { configureApiFromPage, sendPageHiddenBeacon } from "../lib/api";
 import { renderBadges, renderCredits } from "../lib/badges";
 import { installChunkReloadGuard } from "../lib/chunkReload";
 import { installProgressBar } from "../lib/progress";
-import { installPushMessageHandler, syncPushState } from "../lib/push";
-import { startRealtime } from "../lib/realtime";
-import { startRefresh } from "../lib/refresh";
+import { installPushMessageHandler } from "../lib/push";
 import { appStore, updateAppBadge } from "../lib/store";
 import { autoshowModals, installResendConfirmation } from "./activationReminder";
 import { installBackButton } from "./backButton";
 import { installBootstrapOnDemand, loadBootstrap } from "./bootstrapOnDemand";
 import { installDismissAlerts } from "./dismissAlerts";
-import { installEnablePushAlert } from "./enablePush";
 import { installLanderVideos } from "./landerVideo";
+import { installPhotoViewer } from "./photoViewer";
 
 installChunkReloadGuard();
 installBootstrapOnDemand();
@@ -60,9 +59,10 @@ void autoshowModals();
 installResendConfirmation();
 // Dismissible alerts (spec §4): the dismissal is stored on the server.
 installDismissAlerts();
-void installEnablePushAlert();
 // The landers' video plays unless the visitor prefers reduced motion (base/landerVideo.ts).
 installLanderVideos();
+// The profile page's photos open in a dialog, with the arrow keys (base/photoViewer.ts).
+installPhotoViewer();
 
 // App badge and "(N) " title prefix (spec §4). Only touched once there is something to
 // show or the totals change, so the server-rendered title stays as it is otherwise.
@@ -83,12 +83,15 @@ appStore.subscribe((state, previous) => {
   if (state.user !== previous.user) renderCredits(state.user);
 });
 
-// Refresh of user and likes for logged-in members: after 5 s, then every 60 s (5 min with
-// push), paused while the page is hidden (spec §9). Errors are silent. Whether this
-// browser is subscribed to push already is looked up without asking or registering.
-startRefresh();
-if (appStore.get().user) void syncPushState();
-
-// One WebSocket per page for a logged-in member: new messages, typing, read state, likes,
-// matches and badge counts (docs/chat.md). The chat island listens to the same connection.
-if (appStore.get().user) startRealtime();
+// A logged-in member's page code (base/member.ts): the periodic refresh, the live connection,
+// the push state and the "enable push" alert. Loaded once a member is logged in: on load, or
+// when the signup island logs a visitor in (then the refresh starts, as it did in the page).
+if (appStore.get().user) {
+  void import("./member").then(({ startMember }) => startMember());
+} else {
+  const stop = appStore.subscribe((state) => {
+    if (!state.user) return;
+    stop();
+    void import("./member").then(({ startRefresh }) => startRefresh());
+  });
+}

@@ -15,7 +15,6 @@ import { useEffect, useRef, useState } from "react";
 
 import { get } from "../../lib/api";
 import { Dialog } from "../../lib/Dialog";
-import { reloadLikes } from "../../lib/refresh";
 import { appStore } from "../../lib/store";
 
 export interface MatchModalStrings {
@@ -61,8 +60,11 @@ export function resetMatchModal(): void {
 function autoLike(autoLikeUrl: string, likesUrl: string): Promise<unknown> {
   pending ??= get<unknown>(autoLikeUrl, { retries: 0 }).then(
     (data) => {
+      // lib/refresh.ts comes with the member's page code (base/member.ts), loaded by now.
       setTimeout(() => {
-        reloadLikes(appStore, likesUrl).catch(() => {});
+        import("../../base/member")
+          .then(({ reloadLikes }) => reloadLikes(appStore, likesUrl))
+          .catch(() => {});
       }, LIKES_RELOAD_DELAY_MS);
       return typeof data === "object" && data !== null ? (data as { profile?: unknown }).profile : null;
     },

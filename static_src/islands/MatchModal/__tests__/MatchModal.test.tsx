@@ -2,6 +2,9 @@ import { StrictMode } from "react";
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
+// On a member's page the base entry has loaded its member code (base/member.ts) before the
+// match modal reloads the likes through it; here it is loaded up front the same way.
+import "../../../base/member";
 import { configureApi, resetApiConfig } from "../../../lib/api";
 import { appStore, initialAppState } from "../../../lib/store";
 import { LIKES_RELOAD_DELAY_MS, MatchModal, resetMatchModal, type LikeCard, type MatchModalProps } from "../MatchModal";

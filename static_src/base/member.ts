@@ -1,0 +1,32 @@
+/**
+ * What only a logged-in member's page runs, imported by the base entry (base/index.ts) when
+ * appStore.user is set, on load or when the signup island logs a visitor in. Visitors' pages
+ * never load it (docs/frontend.md "What the base entry loads later"). Nothing here is needed
+ * for the first render: the refresh's first round is 5 s after start, the push state and the
+ * "enable push" alert are asynchronous anyway, and the islands that listen to the live
+ * connection (the chat) import lib/realtime.ts themselves.
+ *
+ * - The periodic refresh of the member's user, likes and chats (lib/refresh.ts, spec §9).
+ * - The live connection (lib/realtime.ts, /ws/): badges and chat events (docs/chat.md).
+ * - appStore.push from the browser's existing subscription (lib/push.ts), and the "enable
+ *   push" alert (base/enablePush.ts).
+ */
+import { syncPushState } from "../lib/push";
+import { startRealtime } from "../lib/realtime";
+import { startRefresh } from "../lib/refresh";
+import { installEnablePushAlert } from "./enablePush";
+
+export { startRefresh };
+/** The likes count after a match (the match modal imports this module for it). */
+export { reloadLikes } from "../lib/refresh";
+
+/** A member was logged in when the page loaded. */
+export function startMember(): void {
+  // After 5 s, then every 60 s (5 min with push), paused while the page is hidden. Whether
+  // this browser is subscribed to push already is looked up without asking or registering.
+  startRefresh();
+  void syncPushState();
+  // One WebSocket per page: new messages, typing, read state, likes, matches and badge counts.
+  startRealtime();
+  void installEnablePushAlert();
+}
