@@ -158,3 +158,48 @@ def test_send_a_gift_from_the_profile(site_server, page, site, new_context):
     expect(page.get_by_test_id("profile-gift-outcome")).to_contain_text("You do not have enough credits")
     page.get_by_test_id("profile-gift-credits").click()
     expect(page).to_have_url(site_server.url("localhost", "/credits"))
+
+
+def _photos(site, user, count: int) -> None:
+    from apps.profiles.services.photos import photo_upload
+    from apps.profiles.tests.helpers import jpeg_upload
+
+    with on_site(site):
+        for i in range(count):
+            photo_upload(site=site, user=user, upload=jpeg_upload(colour=(60 * i, 90, 160), name=f"p{i}.jpg"))
+
+
+def test_photo_viewer_by_keyboard(site_server, page, site):
+    """The profile's photos open in a dialog; the arrow keys move between them, Escape
+    closes it and focus goes back to the photo that opened it."""
+    email, owner = member(site, "Album")
+    in_thread(_photos, site, owner.user, 3)
+    log_in(page, site_server, email)
+    goto_past_the_match_modal(page, site_server.url("localhost", f"/members/{owner.pk}"))
+    photos = page.get_by_test_id("profile-photos").locator("a[data-photo-viewer-item]")
+    expect(photos).to_have_count(3)
+    photos.nth(1).focus()
+    page.keyboard.press("Enter")
+    viewer = page.get_by_test_id("photo-viewer")
+    expect(viewer).to_be_visible()
+    expect(page.get_by_test_id("photo-viewer-close")).to_be_focused()
+    expect(page.get_by_test_id("photo-viewer-status")).to_have_text("Photo 2 of 3")
+    image = page.get_by_test_id("photo-viewer-image")
+    second = image.get_attribute("src")
+    page.keyboard.press("ArrowRight")
+    expect(page.get_by_test_id("photo-viewer-status")).to_have_text("Photo 3 of 3")
+    page.keyboard.press("ArrowRight")
+    expect(page.get_by_test_id("photo-viewer-status")).to_have_text("Photo 1 of 3")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    expect(page.get_by_test_id("photo-viewer-status")).to_have_text("Photo 2 of 3")
+    expect(image).to_have_attribute("src", second)
+    expect(image).to_have_js_property("complete", True)
+    assert image.evaluate("el => el.naturalWidth") > 0
+    # Tab stays inside the dialog (the page behind is inert).
+    for _ in range(4):
+        page.keyboard.press("Tab")
+        assert viewer.evaluate("el => el.contains(document.activeElement)")
+    page.keyboard.press("Escape")
+    expect(viewer).to_be_hidden()
+    expect(photos.nth(1)).to_be_focused()

@@ -239,8 +239,9 @@ def test_members_get_the_action_buttons_and_report_link(site, client_for):
     viewer = member(site, "Viewer")
     html = _html(logged_in(site, client_for, viewer).get(f"/members/{anna.pk}"))
     assert f'href="/members/{anna.pk}/chat"' in html
-    for key in ("like", "gift", "block"):
+    for key in ("like", "block"):
         assert f'data-testid="profile-{key}"' in html
+    assert 'data-island="ProfileGift"' in html  # the gift button (islands/ProfileGift)
     assert f'href="/complaints?profile={anna.pk}"' in html
     assert "login-needed" not in html
 
@@ -307,3 +308,15 @@ def test_gift_button_for_members_and_the_login_message_for_visitors(site, client
 
     own = _html(logged_in(site, client_for, me).get(f"/members/{me.pk}"))
     assert 'data-island="ProfileGift"' not in own
+
+
+def test_photos_open_in_the_keyboard_photo_viewer(site, client_for):
+    anna = member(site, "Anna")
+    photos_add(site, anna, 1)
+    html = _html(client_for(site).get(f"/members/{anna.pk}"))
+    assert 'data-photo-viewer-item data-width="400" data-height="400" aria-haspopup="dialog"' in html
+    assert '<dialog class="photo-viewer" aria-labelledby="photo-viewer-title" data-photo-viewer' in html
+    assert 'data-count-text="Photo {n} of {count}"' in html
+    assert 'aria-keyshortcuts="ArrowLeft"' in html and 'aria-keyshortcuts="ArrowRight"' in html
+    plain = member(site, "Plain")
+    assert "data-photo-viewer" not in _html(client_for(site).get(f"/members/{plain.pk}"))
