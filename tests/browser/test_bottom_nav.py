@@ -94,3 +94,39 @@ def test_the_messages_badge_updates_live(site, site_server, page, viewport):
     page.get_by_test_id("bottom-nav-messages").click()
     page.wait_for_url("**/chats")
     expect(page.get_by_test_id("bottom-nav-messages")).to_have_attribute("aria-current", "page")
+
+
+@phone_only
+def test_the_bar_comes_back_with_the_chat_list(site, site_server, page, viewport):
+    """An open conversation has the screen to itself; its back arrow shows the list in place
+    (no reload) and the bar with it; the browser's back goes to the conversation again."""
+    email, me = member(site, "Back")
+    _other_email, other = member(site, f"Writer{uuid.uuid4().hex[:4]}")
+    in_thread(lambda: credits_give(site, other.user, 5))
+    conversation, _message = in_thread(lambda: send(site, other, me, "Back and forth"))
+    log_in(page, site_server, email)
+    page.goto(site_server.url("localhost", f"/chats/{conversation.pk}"))
+    expect(page.get_by_test_id("chat-conversation")).to_be_visible()
+    bar = page.get_by_test_id("bottom-nav")
+    expect(bar).to_be_hidden()
+    page.evaluate("window.__samePage = true")
+
+    page.get_by_test_id("chat-back").click()
+    page.wait_for_url("**/chats")
+    expect(page.get_by_test_id(f"chat-item-{conversation.pk}")).to_be_visible()
+    expect(page.get_by_test_id("chat-conversation")).to_have_count(0)
+    expect(bar).to_be_visible()
+    assert page.evaluate("window.__samePage === true"), "the list was loaded again"
+    assert page.title().startswith("Messages | ")
+    box = bar.bounding_box()
+    assert abs(box["y"] + box["height"] - viewport["height"]) <= 1, box
+    expect(page.get_by_test_id("bottom-nav-messages")).to_have_attribute("aria-current", "page")
+
+    # The browser's back: the conversation again, without the bar.
+    page.go_back()
+    page.wait_for_url(f"**/chats/{conversation.pk}")
+    expect(page.get_by_test_id("chat-conversation")).to_be_visible()
+    expect(bar).to_be_hidden()
+    # The list page itself shows the bar.
+    page.goto(site_server.url("localhost", "/chats"))
+    expect(bar).to_be_visible()

@@ -3,8 +3,12 @@
  * the conversation. On phones one of them fills the screen; from 768 px they sit side by
  * side. The list lives in appStore.chats, so the periodic refresh (lib/refresh.ts), the
  * live events and the conversation all keep it current.
+ *
+ * On phones the conversation's back arrow shows the list in place (its URL pushed, no
+ * reload); the island's view class (chat-app-list / chat-app-conversation) is what shows or
+ * hides the chat layout's bottom bar (_bottom-nav.scss), so the bar follows the view.
  */
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 
 import { getRealtime } from "../../lib/realtime";
 import { reloadChats, setChats } from "../../lib/refresh";
@@ -13,7 +17,10 @@ import { Conversation } from "./Conversation";
 import type { ChatProps } from "./types";
 
 export function Chat(props: ChatProps) {
-  const { view, history, strings, urls } = props;
+  const { history, strings, urls } = props;
+  const [view, setView] = useState(props.view);
+  const sidebar = useRef<HTMLElement>(null);
+  const backInPlace = useRef(false);
   // The server's list first, before the island renders (one store for every island).
   useState(() => {
     setChats(props.chats);
@@ -45,10 +52,27 @@ export function Chat(props: ChatProps) {
     return realtime.on("chat.closed", () => void reloadChats().catch(() => {}));
   }, []);
 
+  // Back to the list without a reload (the list is already here, hidden beside the
+  // conversation). Browser back or forward from there loads the page of that URL.
+  const showList = useCallback(() => {
+    window.history.pushState({ chatView: "list" }, "", urls.chats);
+    document.title = document.title.replace(/^.*?( \| [^|]*)$/, `${strings.title}$1`);
+    backInPlace.current = true;
+    setView("list");
+  }, [urls.chats, strings.title]);
+
+  useEffect(() => {
+    if (view !== "list" || !backInPlace.current) return;
+    sidebar.current?.focus();
+    const onPop = () => window.location.reload();
+    window.addEventListener("popstate", onPop);
+    return () => window.removeEventListener("popstate", onPop);
+  }, [view]);
+
   const current = view === "conversation" && history ? history.conversation.id : null;
   return (
     <div className={`chat-app chat-app-${view}`} data-testid="chat-app">
-      <aside className="chat-sidebar" aria-label={strings.title}>
+      <aside className="chat-sidebar" aria-label={strings.title} ref={sidebar} tabIndex={-1}>
         <ChatList strings={strings} urls={urls} current={current} />
       </aside>
       <div className="chat-main">
@@ -64,6 +88,7 @@ export function Chat(props: ChatProps) {
             costLabels={props.costLabels}
             openers={props.openers}
             openGifts={props.openGifts}
+            onBack={showList}
           />
         ) : (
           <div className="chat-placeholder d-flex align-items-center justify-content-center text-body-secondary" data-testid="chat-placeholder">

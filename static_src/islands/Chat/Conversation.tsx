@@ -227,6 +227,8 @@ function spokenText(message: ShownMessage, strings: Record<string, string>): str
 
 export interface ConversationProps extends Omit<ChatProps, "view" | "chats" | "history"> {
   history: History;
+  /** The back arrow's plain click (phones): the list in place instead of loading /chats. */
+  onBack?: () => void;
 }
 
 export function Conversation(props: ConversationProps) {
@@ -611,7 +613,18 @@ export function Conversation(props: ConversationProps) {
   return (
     <section className="chat-conversation" data-testid="chat-conversation" data-conversation={conversationId}>
       <header className="chat-header d-flex align-items-center gap-2 px-2 py-2">
-        <a className="btn btn-link chat-back px-2" href={urls.chats} aria-label={strings.back} title={strings.back} data-testid="chat-back">
+        <a
+          className="btn btn-link chat-back px-2"
+          href={urls.chats}
+          aria-label={strings.back}
+          title={strings.back}
+          data-testid="chat-back"
+          onClick={(event) => {
+            if (!props.onBack || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+            event.preventDefault();
+            props.onBack();
+          }}
+        >
           <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="20" height="20" fill="currentColor" aria-hidden="true">
             <path fillRule="evenodd" d="M11.354 1.646a.5.5 0 0 1 0 .708L5.707 8l5.647 5.646a.5.5 0 0 1-.708.708l-6-6a.5.5 0 0 1 0-.708l6-6a.5.5 0 0 1 .708 0" />
           </svg>

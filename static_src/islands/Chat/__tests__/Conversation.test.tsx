@@ -243,6 +243,26 @@ describe("Conversation", () => {
     expect(screen.getByTestId("chat-back").getAttribute("href")).toBe("/chats");
     expect(screen.queryByTestId("chat-list")).toBeNull();
   });
+
+  it("goes back to the list in place: its URL pushed, the list's view, focus on the list", () => {
+    api();
+    document.title = "Anna | Heartline";
+    const push = vi.spyOn(window.history, "pushState");
+    renderChat();
+    expect(screen.getByTestId("chat-app").className).toBe("chat-app chat-app-conversation");
+    // A click with a modifier (new tab) keeps the link's own behaviour.
+    const ctrl = fireEvent.click(screen.getByTestId("chat-back"), { ctrlKey: true });
+    expect(ctrl).toBe(true);
+    expect(push).not.toHaveBeenCalled();
+    const plain = fireEvent.click(screen.getByTestId("chat-back"));
+    expect(plain).toBe(false); // the default navigation is prevented
+    expect(push).toHaveBeenCalledWith({ chatView: "list" }, "", "/chats");
+    expect(screen.getByTestId("chat-app").className).toBe("chat-app chat-app-list");
+    expect(screen.queryByTestId("chat-conversation")).toBeNull();
+    expect(document.activeElement?.className).toBe("chat-sidebar");
+    expect(document.title).toBe("Messages | Heartline");
+    push.mockRestore();
+  });
 });
 
 describe("Conversation, live events", () => {
