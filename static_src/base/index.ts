@@ -31,7 +31,6 @@ import { installBootstrapOnDemand, loadBootstrap } from "./bootstrapOnDemand";
 import { installDismissAlerts } from "./dismissAlerts";
 import { installLanderVideos } from "./landerVideo";
 import { installPhotoViewer } from "./photoViewer";
-import { installPhotoViewer } from "./photoViewer";
 
 installChunkReloadGuard();
 installBootstrapOnDemand();
@@ -62,8 +61,6 @@ installResendConfirmation();
 installDismissAlerts();
 // The landers' video plays unless the visitor prefers reduced motion (base/landerVideo.ts).
 installLanderVideos();
-// The profile page's photos open in a dialog, with the arrow keys (base/photoViewer.ts).
-installPhotoViewer();
 // The profile page's photos open in a dialog, with the arrow keys (base/photoViewer.ts).
 installPhotoViewer();
 
