@@ -58,12 +58,51 @@ def test_overview_and_lists(site, client_for):
     assert f'href="/likes/m/{match.pk}"' in matches and f'href="/likes/m/{crush.pk}"' not in matches
 
 
+def _empty_state(body: str) -> str:
+    start = body.index('<div class="empty-state')
+    return body[start : body.index("</section>", start)]
+
+
 def test_empty_lists(site, client_for):
+    """Each list's empty state: the shared partial with a decorative icon, a title, one line
+    of what fills the list and the way there."""
     client = logged_in(site, client_for, member(site, "Me"))
-    for kind in ("received", "sent", "matches"):
+    expected = {
+        "received": ("Nobody has liked you yet.", ['href="/profile#photos" data-testid="likes-empty-photo"']),
+        "sent": (
+            "You have not liked anyone yet.",
+            ['href="/swipe-game" data-testid="likes-empty-swipe"', 'href="/members" data-testid="likes-empty-search"'],
+        ),
+        "matches": ("No matches yet.", ['href="/swipe-game" data-testid="likes-empty-swipe"']),
+    }
+    for kind, (title, links) in expected.items():
         answer = client.get(f"/likes/{kind}")
         assert answer.status_code == 200
-        assert 'data-testid="likes-empty"' in answer.content.decode()
+        body = answer.content.decode()
+        assert 'data-testid="likes-empty"' in body
+        state = _empty_state(body)
+        assert '<div class="empty-state" data-testid="likes-empty">' in state
+        assert '<span class="empty-state-icon" aria-hidden="true">' in state and "<svg" in state
+        assert f'<p class="empty-state-title">{title}</p>' in state
+        assert '<p class="empty-state-text">' in state
+        for link in links:
+            assert link in state, (kind, link)
+    matches = _empty_state(client.get("/likes/matches").content.decode())
+    assert "like each other" in matches
+
+
+def test_empty_received_with_a_photo_asks_for_the_rest_of_the_profile(site, client_for):
+    me = member(site, "Pic")
+    photos_add(site, me, 1)
+    body = logged_in(site, client_for, me).get("/likes/received").content.decode()
+    assert 'href="/profile" data-testid="likes-empty-profile">Complete your profile</a>' in body
+    assert "likes-empty-photo" not in body
+
+
+def test_overview_sections_show_the_compact_empty_state(site, client_for):
+    body = logged_in(site, client_for, member(site, "Over")).get("/likes").content.decode()
+    assert body.count('<div class="empty-state empty-state-compact" data-testid="likes-empty">') == 3
+    assert "Nothing here yet." not in body
 
 
 def test_received_page_query_count_is_fixed(site, client_for):

@@ -9,6 +9,7 @@ import { ApiError, del } from "../../lib/api";
 import { reloadChats, removeChat } from "../../lib/refresh";
 import { appStore, useStore, type AppState } from "../../lib/store";
 import { badgeLabel } from "../../lib/badges";
+import { EmptyState } from "../../lib/EmptyState";
 import { Silhouette } from "../../lib/profileCard";
 import { fill, messageTime, withId } from "./format";
 import { API, type ChatSummary, type ChatUrls } from "./types";
@@ -63,13 +64,11 @@ export function ChatList({ strings, urls, current = null }: ChatListProps) {
         </div>
       )}
       {chats.length === 0 ? (
-        <div className="chat-list-empty text-center px-3 py-5" data-testid="chat-empty">
-          <p className="mb-1 fw-semibold">{strings.empty}</p>
-          <p className="text-body-secondary">{strings.emptyHelp}</p>
+        <EmptyState icon="chat" title={strings.empty} text={strings.emptyHelp} testId="chat-empty">
           <a className="btn btn-primary" href={urls.search} data-testid="chat-empty-search">
             {strings.emptyAction}
           </a>
-        </div>
+        </EmptyState>
       ) : (
         <ul className="list-unstyled mb-0">
           {chats.map((chat) => {

@@ -1,6 +1,7 @@
 import { useState } from "react";
 
 import { ApiError, del, post } from "../../lib/api";
+import { EmptyState } from "../../lib/EmptyState";
 import { CardFacts, CardTitle, Silhouette } from "../../lib/profileCard";
 import { appStore } from "../../lib/store";
 import type { SearchState } from "./useSearch";
@@ -170,9 +171,7 @@ export function Results({ state, strings, profileUrl, likesUrl, loginUrl, onLoad
       {state.results.length > 0 ? (
         <Grid cards={state.results} testId="search-results" {...common} />
       ) : (
-        <p className="text-body-secondary" data-testid="search-empty">
-          {strings.noResults}
-        </p>
+        <EmptyState icon="search" title={strings.noResults} text={strings.noResultsHelp} testId="search-empty" />
       )}
       {state.hasMore && (
         <div className="text-center mb-4">

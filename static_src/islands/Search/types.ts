@@ -23,6 +23,7 @@ export interface SearchStrings {
   loadMore: string;
   loading: string;
   noResults: string;
+  noResultsHelp: string;
   cleared: string;
   similarTitle: string;
   noPhoto: string;

@@ -109,6 +109,12 @@ describe("ChatList", () => {
     renderList([]);
     expect(screen.getByTestId("chat-empty").textContent).toContain("You have no conversations yet.");
     expect(screen.getByTestId("chat-empty-search").getAttribute("href")).toBe("/members");
+    // The shared empty state: a decorative icon, the title and its one line.
+    const empty = screen.getByTestId("chat-empty");
+    expect(empty.className).toBe("empty-state");
+    expect(empty.querySelector(".empty-state-icon")!.getAttribute("aria-hidden")).toBe("true");
+    expect(empty.querySelector(".empty-state-title")!.textContent).toBe("You have no conversations yet.");
+    expect(empty.querySelector(".empty-state-text")!.textContent).not.toBe("");
   });
 
   it("asks before deleting; Cancel keeps the chat and calls nothing", () => {

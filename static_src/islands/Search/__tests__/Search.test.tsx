@@ -177,7 +177,11 @@ describe("Search", () => {
   it("shows no similar section when there are none, and a message for no results", () => {
     renderSearch({ initial: response({ results: [], num_results: 0 }) });
     expect(screen.queryByTestId("search-similar")).toBeNull();
-    expect(screen.getByTestId("search-empty")).toBeTruthy();
+    const empty = screen.getByTestId("search-empty");
+    expect(empty.className).toBe("empty-state");
+    expect(empty.querySelector(".empty-state-icon")!.getAttribute("aria-hidden")).toBe("true");
+    expect(empty.querySelector(".empty-state-title")!.textContent).toBe("No members match your search.");
+    expect(empty.querySelector(".empty-state-text")!.textContent).toBe("Try a wider age range, another region or fewer filters.");
   });
 
   it("shows the server's error message and marks the field", async () => {
