@@ -141,14 +141,14 @@ export function ProfileGift(props: ProfileGiftProps) {
         onClose={close}
         title={`${strings.giftsTitle.replace("{name}", props.profileName)} (${props.costLabel})`}
         closeLabel={strings.close}
-        className="chat-modal"
+        titleClassName="text-break"
         testId="profile-gifts"
       >
         {shown ? (
           <div ref={outcomeRef} tabIndex={-1} role={shown.kind === "sent" ? "status" : "alert"} data-testid="profile-gift-outcome">
             {shown.kind === "sent" ? (
               <>
-                <p className="mb-2">
+                <p className="mb-2 text-break">
                   {strings.sent.replace("{gift}", shown.gift).replace("{name}", props.profileName)}
                 </p>
                 <a className="btn btn-primary" href={urls.conversation.replace("{id}", String(shown.conversation))} data-testid="profile-gift-chat">
