@@ -70,7 +70,7 @@ class SiteAdminForm(forms.ModelForm):
         choices=PROFILE_FIELDS,
         required=False,
         widget=forms.CheckboxSelectMultiple,
-        help_text=_("What a profile page shows."),
+        help_text=_("What profile pages and every profile card (search, likes, swipe game, match finder) show."),
     )
     search_fields = forms.MultipleChoiceField(
         label=_("search fields"),
@@ -97,6 +97,13 @@ class SiteAdminForm(forms.ModelForm):
     class Meta:
         model = Site
         exclude = ()  # noqa: DJ006 - the admin's fieldsets choose the fields
+        help_texts = {
+            "visible_profile_notes": _(
+                "Notes under a profile's facts on its page and on cards: the word for a fictional profile "
+                "(below), cam, partner profile."
+            ),
+            "fictional_singular": _("Labels a fictional profile, beside the icon, on its page and on cards."),
+        }
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

@@ -307,3 +307,11 @@ def test_a_new_site_validates_like_the_admin():
     with pytest.raises(ValidationError) as error:
         site_create(name="X", domain="x.localhost", countries=["GB"], regions=["NL-NH"])
     assert "regions" in error.value.message_dict
+
+
+def test_profile_notes_and_the_fictional_word_say_where_they_show(operator, site):
+    _user, client = operator
+    html = client.get(f"/admin/tenants/site/{site.pk}/change/").content.decode()
+    assert "Notes under a profile's facts on its page and on cards" in html
+    assert "Labels a fictional profile, beside the icon, on its page and on cards." in html
+    assert "What profile pages and every profile card" in html
