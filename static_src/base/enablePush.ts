@@ -10,10 +10,11 @@
  *   </div>
  *
  * Shown only where the browser can do push, has not refused it and holds no subscription.
- * The button subscribes (lib/push.ts subscribeToPush, which asks for permission): on
+ * The button subscribes (lib/pushSubscription.ts subscribeToPush, which asks for permission): on
  * success the alert goes away; when refused or failed a short message says so.
  */
-import { currentPushSubscription, pushPermission, pushSupported, subscribeToPush, type PushResult } from "../lib/push";
+import { pushPermission, pushSupported } from "../lib/push";
+import { currentPushSubscription, subscribeToPush, type PushResult } from "../lib/pushSubscription";
 import type { PushPermission } from "../lib/store";
 
 export interface EnablePushDeps {

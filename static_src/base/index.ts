@@ -8,13 +8,14 @@
  * - The app badge, the title count and the top-bar badges follow appStore.totals.
  * - For a logged-in member only, imported when appStore.user is set (base/member.ts): the
  *   periodic refresh of the member's user, likes and chats (lib/refresh.ts, spec §9), the live
- *   connection (lib/realtime.ts, /ws/), appStore.push from the browser's existing subscription
- *   and the "enable push" alert (base/enablePush.ts). Visitors' pages never load them.
+ *   connection (lib/realtime.ts, /ws/), appStore.push from the browser's existing subscription,
+ *   the "enable push" alert (base/enablePush.ts) and the activation reminder (its modal shown
+ *   on load, the "send the e-mail again" buttons; base/activationReminder.ts). Visitors' pages
+ *   never load them.
  * - Push: the worker's messages (lib/push.ts), on every page.
  * - The installed app's back button in the top bar (base/backButton.ts).
  * - Whether the member is at the screen (lib/activity.ts): an idle tab reads no messages.
- * - Server-rendered `.modal[data-autoshow]` and `.toast[data-autoshow]` are shown on load; the
- *   activation reminder's "send the e-mail again" buttons are wired up.
+ * - Server-rendered `.toast[data-autoshow]` are shown on load.
  */
 import type Toast from "bootstrap/js/dist/toast.js";
 
@@ -25,7 +26,6 @@ import { installChunkReloadGuard } from "../lib/chunkReload";
 import { installProgressBar } from "../lib/progress";
 import { installPushMessageHandler } from "../lib/push";
 import { appStore, updateAppBadge } from "../lib/store";
-import { autoshowModals, installResendConfirmation } from "./activationReminder";
 import { installBackButton } from "./backButton";
 import { installBootstrapOnDemand, loadBootstrap } from "./bootstrapOnDemand";
 import { installDismissAlerts } from "./dismissAlerts";
@@ -54,9 +54,9 @@ document.addEventListener("visibilitychange", () => {
   }
 }
 
-// Server-rendered modals marked data-autoshow (e.g. the activation reminder after signup).
-void autoshowModals();
-installResendConfirmation();
+// The activation reminder (a member's, base/member.ts shows it): its modal's Bootstrap component
+// loads now, alongside the member code, so the modal shows no later than before.
+if (document.querySelector(".modal[data-autoshow]")) void loadBootstrap("modal");
 // Dismissible alerts (spec §4): the dismissal is stored on the server.
 installDismissAlerts();
 // The landers' video plays unless the visitor prefers reduced motion (base/landerVideo.ts).

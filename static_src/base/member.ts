@@ -8,17 +8,23 @@
  *
  * - The periodic refresh of the member's user, likes and chats (lib/refresh.ts, spec §9).
  * - The live connection (lib/realtime.ts, /ws/): badges and chat events (docs/chat.md).
- * - appStore.push from the browser's existing subscription (lib/push.ts), and the "enable
+ * - appStore.push from the browser's existing subscription (lib/pushSubscription.ts), and the "enable
  *   push" alert (base/enablePush.ts).
+ * - The activation reminder (base/activationReminder.ts), which only members get: its modal
+ *   shown on load (the base entry has started loading Bootstrap's modal for it), and the
+ *   "send the e-mail again" buttons.
  */
-import { syncPushState } from "../lib/push";
+import { syncPushState } from "../lib/pushSubscription";
 import { startRealtime } from "../lib/realtime";
 import { startRefresh } from "../lib/refresh";
+import { autoshowModals, installResendConfirmation } from "./activationReminder";
 import { installEnablePushAlert } from "./enablePush";
 
 export { startRefresh };
-/** The likes count after a match (the match modal imports this module for it). */
+// What islands use once a member is logged in, through this module: the likes count after a
+// match (the match modal), subscribing to push (the signup's push step).
 export { reloadLikes } from "../lib/refresh";
+export { subscribeToPush } from "../lib/pushSubscription";
 
 /** A member was logged in when the page loaded. */
 export function startMember(): void {
@@ -29,4 +35,6 @@ export function startMember(): void {
   // One WebSocket per page: new messages, typing, read state, likes, matches and badge counts.
   startRealtime();
   void installEnablePushAlert();
+  void autoshowModals();
+  installResendConfirmation();
 }

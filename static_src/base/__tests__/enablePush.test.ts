@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 
-import type { PushResult } from "../../lib/push";
+import type { PushResult } from "../../lib/pushSubscription";
 import type { PushPermission } from "../../lib/store";
 import { installEnablePushAlert, shouldOfferPush, type EnablePushDeps } from "../enablePush";
 

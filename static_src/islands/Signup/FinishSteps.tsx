@@ -3,10 +3,10 @@
  * browser can do push and the site has a VAPID key, then the final step: confirm the
  * e-mail address, with "send the e-mail again" (spec §4, §8).
  */
-import { useState } from "react";
+import { useEffect, useState } from "react";
 
 import { post } from "../../lib/api";
-import { pushPermission, pushSupported, subscribeToPush } from "../../lib/push";
+import { pushPermission, pushSupported } from "../../lib/push";
 import { ErrorAlert, fill, toApiError } from "./components";
 import type { SignupProps } from "./types";
 
@@ -19,6 +19,21 @@ export function pushStepAvailable(publicKey: string): boolean {
   }
 }
 
+/**
+ * Subscribing (lib/pushSubscription.ts) comes with a member's page code (base/member.ts), which
+ * the base entry loads once the account step has logged the visitor in; the push step waits
+ * for it, if it must, only on the click.
+ */
+let subscription: Promise<typeof import("../../base/member")> | null = null;
+
+function loadSubscription() {
+  subscription ??= import("../../base/member").catch((err: unknown) => {
+    subscription = null; // the next click tries again
+    throw err;
+  });
+  return subscription;
+}
+
 interface PushStepProps {
   props: SignupProps;
   onNext: () => void;
@@ -28,8 +43,20 @@ export function PushStep({ props, onNext }: PushStepProps) {
   const { strings, urls } = props;
   const [state, setState] = useState<"idle" | "busy" | "denied" | "failed">("idle");
 
+  // There by the click (the permission prompt wants the click's user gesture).
+  useEffect(() => {
+    loadSubscription().catch(() => {});
+  }, []);
+
   const enable = async () => {
     setState("busy");
+    let subscribeToPush;
+    try {
+      ({ subscribeToPush } = await loadSubscription());
+    } catch {
+      setState("failed");
+      return;
+    }
     const result = await subscribeToPush({
       publicKey: props.pushPublicKey,
       serviceWorkerUrl: urls.serviceWorker,

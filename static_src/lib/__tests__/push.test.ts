@@ -1,15 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
-import {
-  currentPushSubscription,
-  installPushMessageHandler,
-  PUSH_MESSAGE_EVENT,
-  pushPermission,
-  pushSupported,
-  rememberPushMessage,
-  syncPushState,
-  urlBase64ToUint8Array,
-} from "../push";
+import { installPushMessageHandler, PUSH_MESSAGE_EVENT, pushPermission, pushSupported, rememberPushMessage } from "../push";
+import { currentPushSubscription, syncPushState, urlBase64ToUint8Array } from "../pushSubscription";
 import { createStore, initialAppState, PUSH_LAST_MESSAGE_KEY, readPushLastMessage, type AppState } from "../store";
 
 afterEach(() => {
