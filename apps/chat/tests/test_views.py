@@ -85,6 +85,21 @@ def test_a_conversation_page_is_the_members_own_only(site, client_for, anna, ben
     assert client_for(site).get(f"/chats/{conversation.pk}").status_code == 302
 
 
+def test_the_list_page_loads_the_island_without_the_conversation(site, client_for, anna, ben):
+    """/chats loads the Chat island's list entry (index.list.tsx), /chats/<id> the one with the
+    conversation (index.tsx); both mount as "Chat" (docs/bench.md, js)."""
+    from apps.common.islands import manifest
+
+    islands = manifest()["islands"]
+    conversation, _ = send(site, anna, ben, "hi")
+    client = logged_in(site, client_for, ben)
+    listing = client.get("/chats").content.decode()
+    page = client.get(f"/chats/{conversation.pk}").content.decode()
+    assert islands["Chat.list"]["file"] in listing and islands["Chat"]["file"] not in listing
+    assert islands["Chat"]["file"] in page and islands["Chat.list"]["file"] not in page
+    assert 'data-island="Chat"' in listing and 'data-island="Chat"' in page
+
+
 def test_members_id_chat_opens_then_reuses_the_conversation(site, client_for, anna, ben):
     client = logged_in(site, client_for, anna)
     response = client.get(f"/members/{ben.pk}/chat")

@@ -38,10 +38,14 @@ def base_assets() -> SafeString:
 
 
 @register.simple_tag
-def island(name: str, props: dict | None = None) -> SafeString:
-    entry = manifest()["islands"].get(name)
+def island(name: str, props: dict | None = None, variant: str = "") -> SafeString:
+    """The island `name` with its props; `variant` picks static_src/islands/<name>/index.<variant>.tsx,
+    the same island built with only what one kind of page needs (it mounts as `name` all the same)."""
+    key = f"{name}.{variant}" if variant else name
+    entry = manifest()["islands"].get(key)
     if entry is None:
-        raise template.TemplateSyntaxError(f"Unknown island {name!r}: is static_src/islands/{name}/index.tsx built?")
+        source = f"{name}/index.{variant}.tsx" if variant else f"{name}/index.tsx"
+        raise template.TemplateSyntaxError(f"Unknown island {key!r}: is static_src/islands/{source} built?")
     element_id = f"island-{name}-{next(_counter)}"
     payload = {**(props or {}), "strings": {**island_strings(name), **((props or {}).get("strings") or {})}}
     mount = format_html('<div data-island="{}" id="{}"></div>', name, element_id)

@@ -184,6 +184,20 @@ def test_checkout_page_offers_the_payment_countrys_methods(site, client_for):
     assert island_props(client.get(f"/credits/{pkg_id(site)}/paypal"))["method"] == "paypal"
 
 
+def test_each_credits_page_loads_only_its_own_checkout_code(site, client_for):
+    """/credits loads the Checkout island's packages entry (index.packages.tsx), /credits/<id>
+    the payment page's (index.tsx): neither page carries the other's code (docs/bench.md, js)."""
+    from apps.common.islands import manifest
+
+    islands = manifest()["islands"]
+    client = client_of(site, client_for, buyer(site))
+    credits = client.get("/credits").content.decode()
+    checkout = client.get(f"/credits/{pkg_id(site)}").content.decode()
+    assert islands["Checkout.packages"]["file"] in credits and islands["Checkout"]["file"] not in credits
+    assert islands["Checkout"]["file"] in checkout and islands["Checkout.packages"]["file"] not in checkout
+    assert 'data-island="Checkout"' in credits and 'data-island="Checkout"' in checkout
+
+
 def test_checkout_page_sends_unknown_methods_and_packages_away(site, client_for):
     client = client_of(site, client_for, buyer(site))
     answer = client.get(f"/credits/{pkg_id(site)}/ideal")  # not offered in GB

@@ -7,16 +7,25 @@
  * On phones the conversation's back arrow shows the list in place (its URL pushed, no
  * reload); the island's view class (chat-app-list / chat-app-conversation) is what shows or
  * hides the chat layout's bottom bar (_bottom-nav.scss), so the bar follows the view.
+ *
+ * The conversation comes as a prop: the /chats/<id> entry (index.tsx) passes it; the list
+ * page's entry (index.list.tsx) has none, since on /chats no conversation is open and
+ * opening one loads its page, so the list page does not carry the conversation's code.
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 
 import { getRealtime } from "../../lib/realtime";
 import { reloadChats, setChats } from "../../lib/refresh";
 import { ChatList } from "./ChatList";
-import { Conversation } from "./Conversation";
+import type { Conversation as ConversationView } from "./Conversation";
 import type { ChatProps } from "./types";
 
-export function Chat(props: ChatProps) {
+export interface ChatIslandProps extends ChatProps {
+  /** The open conversation's view (index.tsx); without it view "conversation" shows the placeholder. */
+  Conversation?: typeof ConversationView;
+}
+
+export function Chat({ Conversation, ...props }: ChatIslandProps) {
   const { history, strings, urls } = props;
   const [view, setView] = useState(props.view);
   const sidebar = useRef<HTMLElement>(null);
@@ -76,7 +85,7 @@ export function Chat(props: ChatProps) {
         <ChatList strings={strings} urls={urls} current={current} />
       </aside>
       <div className="chat-main">
-        {view === "conversation" && history ? (
+        {view === "conversation" && history && Conversation ? (
           <Conversation
             key={history.conversation.id}
             strings={strings}

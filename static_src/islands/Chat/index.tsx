@@ -2,8 +2,16 @@ import { mountIsland } from "../../lib/mount";
 import { startRealtime } from "../../lib/realtime";
 import { appStore } from "../../lib/store";
 import { Chat } from "./Chat";
+import { Conversation } from "./Conversation";
+import type { ChatProps } from "./types";
 
 // The chat listens to the page's live connection from its first render, so it opens it now;
 // the base entry's member code (base/member.ts), loaded a moment later, finds it open.
 if (appStore.get().user) startRealtime();
-mountIsland("Chat", Chat);
+
+/** /chats/<id>: the list and the open conversation (the list page /chats loads index.list.tsx). */
+function ChatWithConversation(props: ChatProps) {
+  return <Chat {...props} Conversation={Conversation} />;
+}
+
+mountIsland("Chat", ChatWithConversation);

@@ -1,32 +1,12 @@
 /**
  * The Checkout island (apps/payments/views_credits.py): the packages of /credits
- * (mode "packages"), and the payment page /credits/<id>[/<method>] with the payment's state
- * after the gateway (mode "checkout").
+ * (mode "packages", Packages.tsx), and the payment page /credits/<id>[/<method>] with the
+ * payment's state after the gateway (mode "checkout", CheckoutPage.tsx). Each page loads an
+ * entry with only its own mode (index.packages.tsx, index.tsx); this switch is both.
  */
-import { CheckoutForm, usePay } from "./CheckoutForm";
-import { useDiscountCode, useUntilExpired } from "./discount";
+import { CheckoutPage } from "./CheckoutPage";
 import { Packages } from "./Packages";
-import { PaymentState } from "./PaymentState";
-import type { CheckoutPageProps, CheckoutProps } from "./types";
-
-function CheckoutPage(props: CheckoutPageProps) {
-  const active = useUntilExpired(props.discount);
-  const code = useDiscountCode({
-    url: props.urls.discount,
-    strings: props.strings,
-    initialCode: props.code,
-    initialError: props.codeError,
-    initialDiscount: props.codeDiscount ?? null,
-    packageId: props.package.id,
-  });
-  const payState = usePay(props, code);
-  const discount = code.applied ?? active;
-
-  if (props.payment) {
-    return <PaymentState props={props} initial={props.payment} code={code} payState={payState} discount={discount} />;
-  }
-  return <CheckoutForm props={props} code={code} payState={payState} discount={discount} initialMethod={props.method} />;
-}
+import type { CheckoutProps } from "./types";
 
 export function Checkout(props: CheckoutProps) {
   return props.mode === "packages" ? <Packages {...props} /> : <CheckoutPage {...props} />;

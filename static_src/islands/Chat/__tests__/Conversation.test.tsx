@@ -54,7 +54,7 @@ function api(send: Handler = () => undefined): Call[] {
 }
 
 function renderChat(extra: Partial<ChatProps> = {}) {
-  return render(<Chat {...chatProps(extra)} />);
+  return render(<Chat {...chatProps(extra)} Conversation={Conversation} />);
 }
 
 function type(text: string) {
