@@ -59,6 +59,14 @@ def belgians(site):
     committed(site, lambda: Profile.objects.filter(pk__in=[profile.pk for profile in profiles]).delete())
 
 
+def open_filters(page) -> None:
+    """Phones fold the form behind the Filters button; from md up it is always shown."""
+    toggle = page.get_by_test_id("search-filters-toggle")
+    if toggle.is_visible() and toggle.get_attribute("aria-expanded") == "false":
+        toggle.click()
+    expect(page.get_by_test_id("search-filters")).to_be_visible()
+
+
 def test_search_count_load_more_and_clear(site_server, page, site, belgians):
     enter(page, site_server.url("localhost", "/login"))
     email, _ = sign_up(page, site_server)
@@ -68,6 +76,7 @@ def test_search_count_load_more_and_clear(site_server, page, site, belgians):
 
     page.goto(site_server.url("localhost", "/members"))
     expect(page.get_by_test_id("search")).to_be_visible()
+    open_filters(page)
     page.get_by_label("Looking for").select_option("female")
     page.get_by_label("Country").select_option("BE")
     page.get_by_label("From age").select_option(str(AGE))
@@ -92,6 +101,7 @@ def test_search_count_load_more_and_clear(site_server, page, site, belgians):
     expect(page.get_by_label("Country")).to_have_value("BE")
     expect(cards).to_have_count(24)
 
+    open_filters(page)
     page.get_by_test_id("search-clear").click()
     expect(page.get_by_test_id("search-card")).to_have_count(0)
     expect(page.get_by_test_id("search-count")).to_have_count(0)
@@ -124,3 +134,58 @@ def test_match_finder_steps_to_results(site_server, page, site, belgians):
     page.get_by_test_id("match-finder-next").click()  # the site's search fields: any
     expect(page.get_by_test_id("search-count")).to_have_text("30 members found")
     expect(page.get_by_test_id("search-card")).to_have_count(24)
+
+
+@pytest.mark.parametrize("viewport", ["phone"], indirect=True)
+def test_phones_show_the_results_first_with_the_filters_folded(site_server, page, site, belgians, viewport):
+    enter(page, site_server.url("localhost", "/login"))
+    email, _ = sign_up(page, site_server)
+    committed(
+        site, lambda: Profile.objects.filter(user__email=email).update(gender="male", sexuality="hetero", country="GB")
+    )
+    page.goto(site_server.url("localhost", f"/members?gender=female&country=BE&min_age={AGE}&max_age={AGE}"))
+    toggle = page.get_by_test_id("search-filters-toggle")
+    form = page.get_by_test_id("search-filters")
+    cards = page.get_by_test_id("search-results").get_by_test_id("search-card")
+    expect(cards).to_have_count(24)
+    # The results on the first screen, under the button; the form folded.
+    expect(toggle).to_be_visible()
+    expect(form).to_be_hidden()
+    expect(toggle).to_have_attribute("aria-expanded", "false")
+    assert toggle.get_attribute("aria-controls") == form.get_attribute("id")
+    expect(page.get_by_test_id("search-filters-summary")).to_have_text(f"Woman · {AGE}–{AGE} · Belgium")
+    box = toggle.bounding_box()
+    assert box["height"] >= 44 and box["width"] >= viewport["width"] - 48, box
+    # Right under the button and the count (the form takes no room).
+    assert cards.first.bounding_box()["y"] < box["y"] + box["height"] + 90
+
+    # Keyboard: Enter opens it in place, the fields follow the button, Space folds it.
+    toggle.focus()
+    page.keyboard.press("Enter")
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+    expect(form).to_be_visible()
+    assert form.bounding_box()["y"] >= box["y"] + box["height"]
+    page.keyboard.press("Tab")
+    expect(page.get_by_label("Looking for")).to_be_focused()
+    toggle.focus()
+    page.keyboard.press("Space")
+    expect(form).to_be_hidden()
+
+    # A search from the open form folds it and keeps the focus on the button.
+    toggle.click()
+    page.get_by_label("To age").select_option(str(AGE))
+    page.get_by_label("Country").select_option("GB")
+    expect(page.get_by_test_id("search-filters-summary")).to_have_text(f"Woman · {AGE}–{AGE} · United Kingdom")
+    page.get_by_test_id("search-submit").click()
+    expect(form).to_be_hidden()
+    expect(toggle).to_be_focused()
+    expect(page.get_by_test_id("search-empty")).to_be_visible()
+
+
+@pytest.mark.parametrize("viewport", ["desktop"], indirect=True)
+def test_desktop_keeps_the_form_shown(site_server, page, site, viewport):
+    enter(page, site_server.url("localhost", "/login"))
+    sign_up(page, site_server)
+    page.goto(site_server.url("localhost", "/members"))
+    expect(page.get_by_test_id("search-filters")).to_be_visible()
+    expect(page.get_by_test_id("search-filters-toggle")).to_be_hidden()

@@ -134,3 +134,19 @@ export function FieldControl({ field, ...props }: ControlProps & { field: Search
     />
   );
 }
+
+/** One line for the phones' "Filters" button: the current choice, e.g.
+ * "Female · 18–35 · United Kingdom · Yorkshire · Blonde" (chosen fields' answers last). */
+export function filtersSummary(values: FilterValues, options: SearchOptions): string {
+  const label = (list: Option[], value: string | undefined) => list.find((option) => option.value === value)?.label ?? "";
+  const min = values.min_age || String(options.minAge);
+  const max = values.max_age || String(options.maxAge);
+  const parts = [
+    options.genders.length > 1 ? label(options.genders, values.gender) : "",
+    `${min}–${max}`,
+    options.countries.find((country) => country.code === values.country)?.name ?? "",
+    label(regionsOf(values, options).map((r) => ({ value: r.code, label: r.name })), values.region),
+    ...options.fields.map((field) => label(field.options, values[field.name])),
+  ];
+  return parts.filter(Boolean).join(" · ");
+}

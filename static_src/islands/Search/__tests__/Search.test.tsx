@@ -225,10 +225,58 @@ describe("Search", () => {
     expect(screen.getByTestId("search-error").textContent).toBe("Choose an age from 18 to 99.");
   });
 
+  it("phones: a Filters disclosure button with the current choice opens the form in place", async () => {
+    fakeSearchApi(json(200, response({ results: cards(10, 2), num_results: 2 })));
+    renderSearch({ filters: { gender: "female", country: "GB", region: "GB-ENG", min_age: 18, max_age: 35, body_type: "slim" } });
+    const toggle = screen.getByTestId("search-filters-toggle");
+    const form = screen.getByTestId("search-filters");
+    expect(toggle.tagName).toBe("BUTTON");
+    expect(toggle.getAttribute("type")).toBe("button");
+    expect(toggle.getAttribute("aria-controls")).toBe(form.id);
+    expect(form.id).not.toBe("");
+    expect(toggle.getAttribute("aria-expanded")).toBe("false");
+    expect(form.className).not.toContain("search-filters-open");
+    expect(toggle.querySelectorAll('svg[aria-hidden="true"]')).toHaveLength(2);
+    expect(screen.getByTestId("search-filters-summary").textContent).toBe(
+      "Woman · 18–35 · United Kingdom · England · Slim",
+    );
+    // The results come after the button, the form opens between them.
+    expect(toggle.compareDocumentPosition(screen.getByTestId("search-results")) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+
+    fireEvent.click(toggle);
+    expect(toggle.getAttribute("aria-expanded")).toBe("true");
+    expect(form.className).toContain("search-filters-open");
+    // The summary follows the form.
+    fireEvent.change(screen.getByLabelText("Country"), { target: { value: "US" } });
+    fireEvent.change(screen.getByLabelText("To age"), { target: { value: "40" } });
+    expect(screen.getByTestId("search-filters-summary").textContent).toBe("Woman · 18–40 · United States · Slim");
+
+    // A search folds the form again.
+    fireEvent.click(screen.getByTestId("search-submit"));
+    expect(toggle.getAttribute("aria-expanded")).toBe("false");
+    await waitFor(() => expect(resultNames()).toEqual(["Member 10", "Member 11"]));
+    fireEvent.click(toggle);
+    fireEvent.click(toggle);
+    expect(toggle.getAttribute("aria-expanded")).toBe("false");
+  });
+
+  it("phones: the form opens by itself when the server refuses a field", async () => {
+    fakeSearchApi(
+      json(400, {
+        error: { code: "invalid_search", message: "Too young.", fields: { min_age: ["Too young."] } },
+      }),
+    );
+    renderSearch();
+    fireEvent.click(screen.getByTestId("search-submit"));
+    await waitFor(() => expect(screen.getByTestId("search-filters-toggle").getAttribute("aria-expanded")).toBe("true"));
+    expect(screen.getByTestId("search-filters").className).toContain("search-filters-open");
+  });
+
   it("has no gender choice on a one-gender site", () => {
     const props = makeProps();
     renderSearch({ options: { ...props.options, genders: [{ value: "male", label: "Man" }] } });
     expect(screen.queryByLabelText("Looking for")).toBeNull();
+    expect(screen.getByTestId("search-filters-summary").textContent).toBe("18–99 · United Kingdom");
   });
 });
 
