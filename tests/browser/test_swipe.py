@@ -4,57 +4,65 @@ disabled. Members are made in a thread of their own (committed, so the live serv
 them; names are unique)."""
 
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 
 import pytest
-from django.db import connection
 from playwright.sync_api import expect
 
 from apps.profiles.models import Profile, ProfileStatus
 from conftest import on_site
 from tests.browser.helpers import log_in, member
+from tests.live import in_thread
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
 
 
-def women(site, count: int) -> list[Profile]:
+def _women_create(site, count: int) -> list[Profile]:
     tag = uuid.uuid4().hex[:8]
-
-    def create() -> list[Profile]:
-        try:
-            with on_site(site):
-                return [
-                    Profile.objects.create(
-                        name=f"Swipe{tag}{i}",
-                        status=ProfileStatus.ACTIVE,
-                        gender="female",
-                        country="GB",
-                        city="Leeds",
-                        date_of_birth=date(1990, 1, 1),
-                    )
-                    for i in range(count)
-                ]
-        finally:
-            connection.close()
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(create).result()
+    with on_site(site):
+        return [
+            Profile.objects.create(
+                name=f"Swipe{tag}{i}",
+                status=ProfileStatus.ACTIVE,
+                gender="female",
+                country="GB",
+                city="Leeds",
+                date_of_birth=date(1990, 1, 1),
+            )
+            for i in range(count)
+        ]
 
 
-def test_four_likes_then_the_wait(site_server, page, site):
+def _profiles_delete(site, pks: list[int]) -> None:
+    with on_site(site):
+        Profile.objects.filter(pk__in=pks).delete()
+
+
+@pytest.fixture
+def women(site):
+    """women(count): profiles without a member to swipe, committed for the live server
+    and deleted after the test (later tests and files see the site without them: the
+    landers' demo profiles are the site's profiles without a member)."""
+    made: list[int] = []
+
+    def make(count: int) -> list[Profile]:
+        profiles = in_thread(_women_create, site, count)
+        made.extend(profile.pk for profile in profiles)
+        return profiles
+
+    yield make
+    in_thread(_profiles_delete, site, made)
+
+
+def test_four_likes_then_the_wait(site_server, page, site, women):
     email, profile = member(site, "Swiper")
 
     def make_him_a_man() -> None:
-        try:
-            with on_site(site):
-                Profile.objects.filter(pk=profile.pk).update(gender="male", sexuality="hetero")
-        finally:
-            connection.close()
+        with on_site(site):
+            Profile.objects.filter(pk=profile.pk).update(gender="male", sexuality="hetero")
 
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pool.submit(make_him_a_man).result()
-    women(site, 6)
+    in_thread(make_him_a_man)
+    women(6)
 
     log_in(page, site_server, email)
     page.goto(site_server.url("localhost", "/swipe-game"))
@@ -89,21 +97,17 @@ def _focus_ring(locator) -> str:
     )
 
 
-def test_keyboard_only_swipes_with_visible_focus(site_server, page, site):
+def test_keyboard_only_swipes_with_visible_focus(site_server, page, site, women):
     """Tab reaches pass and like with a visible focus ring, their keys are described for
     screen readers, and the arrow keys pass and like while a button has focus."""
     email, profile = member(site, "Keys")
 
     def make_him_a_man() -> None:
-        try:
-            with on_site(site):
-                Profile.objects.filter(pk=profile.pk).update(gender="male", sexuality="hetero")
-        finally:
-            connection.close()
+        with on_site(site):
+            Profile.objects.filter(pk=profile.pk).update(gender="male", sexuality="hetero")
 
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pool.submit(make_him_a_man).result()
-    women(site, 6)
+    in_thread(make_him_a_man)
+    women(6)
 
     log_in(page, site_server, email)
     page.goto(site_server.url("localhost", "/swipe-game"))
