@@ -78,6 +78,10 @@ def test_a_conversation_page_is_the_members_own_only(site, client_for, anna, ben
     # The text is in the JSON props, never as markup on the page.
     body = logged_in(site, client_for, ben).get(f"/chats/{conversation.pk}").content.decode()
     assert "<b>hi</b>" not in body
+    # The chat layout: the bottom bar (hidden by the island's view on phones), no template
+    # comment left as text.
+    assert 'data-testid="bottom-nav"' in body and "bottom-nav-static" in body
+    assert "{#" not in body and "{% comment" not in body
 
     outsider = member(site, "Olga")
     assert logged_in(site, client_for, outsider).get(f"/chats/{conversation.pk}").status_code == 404
