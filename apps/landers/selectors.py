@@ -15,8 +15,8 @@ from django.db.models import Count, F, QuerySet
 from django.utils import timezone
 from django.utils.translation import get_language
 
-from apps.accounts.selectors import age_on
 from apps.landers.models import LanderVideo, SitePage
+from apps.profiles.cards import card_basics
 from apps.profiles.models import PhotoStatus, Profile
 from apps.profiles.selectors import looking_for_genders, photos_visible_to, public_thumb_url
 from apps.profiles.visibility import profiles_visible_to
@@ -46,18 +46,13 @@ def _niche_profiles(site: Site) -> QuerySet[Profile]:
 
 
 def profile_card(profile: Profile, *, site: Site, today=None) -> dict:
-    """What a lander shows of a profile: only the fields the site shows."""
+    """What a lander shows of a profile: only the fields the site shows. No translated
+    text: the lists are cached per site, for every language."""
     shown = site.visible_profile_fields
     user = profile.user if profile.user_id else None
     last_login = getattr(user, "last_login", None)
     return {
-        "id": profile.pk,
-        "name": profile.name,
-        "age": age_on(profile.date_of_birth, today or timezone.localdate())
-        if "age" in shown and profile.date_of_birth
-        else None,
-        "city": profile.city if "city" in shown else "",
-        "region": profile.region if "region" in shown else "",
+        **card_basics(profile, shown, today),
         "about_me": profile.about_me if "about_me" in shown else "",
         "interests": list(profile.interests[:3]) if "interests" in shown else [],
         "thumb": public_thumb_url(profile),
@@ -105,10 +100,7 @@ def region_groups(site: Site, *, country: str, limit: int = 6, per_region: int =
         for profile in with_photo:
             if len(cards[profile.region]) < per_region:
                 cards[profile.region].append(profile_card(profile, site=site, today=today))
-        return [
-            {"code": code, "name": region_name(code), "count": counts[code], "cards": cards[code]}
-            for code in top
-        ]
+        return [{"code": code, "name": region_name(code), "count": counts[code], "cards": cards[code]} for code in top]
 
     return cache.get_or_set(f"landers:regions:{site.pk}:{country}", build, LIST_CACHE_SECONDS)
 

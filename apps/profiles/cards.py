@@ -120,12 +120,9 @@ def profile_notes(profile: Profile, site: Site | None) -> list[dict]:
     return notes
 
 
-def profile_card(profile: Profile, *, today: date | None = None, site: Site | None = None) -> dict:
-    """One card (the JSON of the APIs and the likes pages' context). `site` defaults to
-    the site of the connection's schema."""
-    site = site or current_site()
-    shown = shown_fields(site)
-    thumb = public_thumb_url(profile)
+def card_basics(profile: Profile, shown, today: date | None = None) -> dict:
+    """Id, name, and the age, city and region where the site shows them: what every card
+    has (these and the landers' cached cards, apps.landers.selectors)."""
     return {
         "id": profile.pk,
         "name": profile.name,
@@ -134,6 +131,17 @@ def profile_card(profile: Profile, *, today: date | None = None, site: Site | No
         else None,
         "city": profile.city if "city" in shown else "",
         "region": profile.region if "region" in shown else "",
+    }
+
+
+def profile_card(profile: Profile, *, today: date | None = None, site: Site | None = None) -> dict:
+    """One card (the JSON of the APIs and the likes pages' context). `site` defaults to
+    the site of the connection's schema."""
+    site = site or current_site()
+    shown = shown_fields(site)
+    thumb = public_thumb_url(profile)
+    return {
+        **card_basics(profile, shown, today),
         "country": profile.country.code if "country" in shown and profile.country else "",
         "facts": card_facts(profile, shown),
         "notes": profile_notes(profile, site),
