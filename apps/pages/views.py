@@ -1,11 +1,17 @@
 """Server-rendered pages: the landing page, content pages and the language choice."""
 
+from urllib.parse import urlencode
+
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
+from apps.accounts.selectors import signup_allowed
+from apps.landers.copy import niche_copy
+from apps.landers.selectors import THUMB_SIDE
 from apps.pages.selectors import HOME_MOSAIC, home_cards
 from apps.tenants.selectors import request_country, visible_languages
 
@@ -46,14 +52,6 @@ def cookies_page(request: HttpRequest, page: str = "cookies") -> HttpResponse:
 def index(request: HttpRequest) -> HttpResponse:
     """The site's home page: its niche's words, a mosaic of its members' photos and the
     way in (signup for visitors, search, the swipe game and likes for members)."""
-    from urllib.parse import urlencode
-
-    from django.urls import reverse
-
-    from apps.accounts.selectors import signup_allowed
-    from apps.landers.copy import niche_copy
-    from apps.landers.selectors import THUMB_SIDE
-
     site = request.site
     cards = home_cards(site=site, viewer=request.user)
     context = {
