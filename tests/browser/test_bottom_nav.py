@@ -61,6 +61,12 @@ def test_the_bottom_bar_replaces_the_top_bar_links_on_phones(site, site_server, 
     page.wait_for_url("**/swipe-game")
     expect(page.get_by_test_id("bottom-nav-swipe")).to_have_attribute("aria-current", "page")
     expect(page.get_by_test_id("bottom-nav-search")).not_to_have_attribute("aria-current", "page")
+    # No word is cut, the current one in bold included.
+    cut = page.evaluate(
+        "[...document.querySelectorAll('.bottom-nav-label')].filter((l) => l.scrollWidth > l.clientWidth)"
+        ".map((l) => l.textContent)"
+    )
+    assert cut == [], cut
 
 
 @phone_only
@@ -130,3 +136,19 @@ def test_the_bar_comes_back_with_the_chat_list(site, site_server, page, viewport
     # The list page itself shows the bar.
     page.goto(site_server.url("localhost", "/chats"))
     expect(bar).to_be_visible()
+
+
+@pytest.mark.parametrize("viewport", ["desktop"], indirect=True)
+def test_the_top_bar_badges_follow_their_words_on_desktop(site, site_server, page, viewport):
+    email, me = member(site, "Wide")
+    _other_email, other = member(site, f"Note{uuid.uuid4().hex[:4]}")
+    in_thread(lambda: credits_give(site, other.user, 5))
+    in_thread(lambda: send(site, other, me, "Hi there"))
+    log_in(page, site_server, email)
+    page.goto(site_server.url("localhost", "/members"))
+    expect(page.get_by_test_id("bottom-nav")).to_be_hidden()
+    badge = page.get_by_test_id("badge-messages")
+    expect(badge).to_have_text("1")
+    word = page.get_by_test_id("topbar-messages").locator("span", has_text="Messages")
+    word_box, badge_box = word.bounding_box(), badge.bounding_box()
+    assert badge_box["x"] >= word_box["x"] + word_box["width"], (word_box, badge_box)
