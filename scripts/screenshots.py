@@ -3,25 +3,31 @@
     make screenshots        (python scripts/stack.py test scripts/screenshots.py)
 
 Runs under the test harness (conftest.py): a throwaway test database with the demo sites,
-the app over ASGI in a thread and Debian's Chromium. It seeds demo profiles, makes a member
-per site with a conversation, takes the screens as JPEG (quality 70) into docs/screenshots/
-and writes docs/screenshots.md. Not a test: it lives outside the test paths and is only run
+the app over ASGI in a thread and Debian's Chromium. It seeds demo profiles and, per site, a
+member whose search finds them, with likes both ways and a match, a few chats and one
+conversation with a gift (_prepare); takes the screens as JPEG (quality 70) into
+docs/screenshots/ and writes docs/screenshots.md. Not a test: it lives outside the test paths and is only run
 when asked for."""
 
 from __future__ import annotations
 
 import uuid
-from datetime import date
+from collections import Counter
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
 from allauth.account.models import EmailAddress
+from django.utils import timezone
 
 from apps.accounts.models import User
+from apps.chat.models import Conversation, Message, Participant
 from apps.chat.tests.helpers import credits_give, send
-from apps.profiles.models import Profile, ProfileStatus
-from apps.profiles.services.demo import demo_profiles_seed
-from apps.tenants.models import Site
+from apps.likes.services import like_create
+from apps.profiles.models import Gender, Profile, ProfileStatus, Sexuality
+from apps.profiles.selectors import looking_for_genders
+from apps.profiles.services.demo import TOWNS, demo_profiles_seed
+from apps.tenants.models import Gift, Site
 from conftest import DESKTOP, PHONE, on_site
 from tests.live import in_thread
 
@@ -49,40 +55,98 @@ SCREENS = [
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
 
 
-def _member(site: Site, gender: str) -> tuple[str, Profile]:
+def _user(site: Site, name: str):
     tag = uuid.uuid4().hex[:8]
     email = f"shots-{tag}@example.com"
     with on_site(site):
-        user = User.objects.create_user(username=f"Sam{tag}", email=email, password=PASSWORD)
+        user = User.objects.create_user(username=f"{name}{tag}", email=email, password=PASSWORD)
         EmailAddress.objects.create(user=user, email=email, primary=True, verified=True)
-        profile = Profile.objects.create(
+    return email, user
+
+
+def _prepare(site: Site) -> dict:
+    """Realistic main screens: demo profiles; the member Sam in the country where most of
+    the profiles Sam looks for live (so the search's defaults find them); five of those
+    profiles become members who like Sam (one a match), write to Sam (one conversation of
+    nine messages both ways with a gift) or are liked by Sam."""
+    demo_profiles_seed(site=site, count=60)
+    gender = Gender.MALE
+    sought = looking_for_genders(site=site, gender=gender, sexuality=Sexuality.HETERO)
+    with on_site(site):
+        demo = Profile.objects.filter(
+            is_fictional=False, user__isnull=True, main_photo__isnull=False, gender__in=sought
+        ).order_by("pk")
+        country = Counter(str(code) for code in demo.values_list("country", flat=True)).most_common(1)[0][0]
+        near = list(demo.filter(country=country).exclude(name="Sam"))
+    email, user = _user(site, "Sam")
+    with on_site(site):
+        city = (TOWNS.get(country) or ((near[0].city, ""),))[0][0]
+        me = Profile.objects.create(
             user=user,
             name="Sam",
             status=ProfileStatus.ACTIVE,
             gender=gender,
-            country="GB",
-            city="Leeds",
+            sexuality=Sexuality.HETERO,
+            country=country,
+            city=city,
             date_of_birth=date(1990, 4, 5),
             about_me="Coffee, long walks and good films.",
         )
-    return email, profile
-
-
-def _prepare(site: Site) -> dict:
-    """Demo profiles, a member with a few credits, and a second member who wrote to them."""
-    demo_profiles_seed(site=site, count=30)
-    gender = "male" if site.niche == 7 else "female"
-    email, me = _member(site, gender)
-    _other_email, other = _member(site, gender)
+    # Members: demo profiles with a photo, each given an account.
+    others = []
+    for profile in near[:5]:
+        _email, other_user = _user(site, profile.name)
+        with on_site(site):
+            profile.user = other_user
+            profile.save(update_fields=["user"])
+        credits_give(site, other_user, 50)
+        others.append(profile)
+    credits_give(site, user, 60)
+    match, fan, writer, admirer, crush = others
     with on_site(site):
-        other.name = "Robin"
-        other.save(update_fields=["name"])
-        demo = Profile.objects.filter(is_fictional=False, user__isnull=True, main_photo__isnull=False).order_by("-pk")
-        shown = demo.first() or other
-    credits_give(site, other.user, 5)
-    credits_give(site, me.user, 4)
-    conversation, _message = send(site, other, me, "Hi Sam! Fancy a coffee this weekend?")
-    return {"email": email, "profile": shown.pk, "conversation": conversation.pk}
+        for liker in (match, fan, writer, admirer):
+            like_create(liker=liker.user, profile_id=me.pk)
+        for liked in [match, crush, *near[5:8]]:
+            like_create(liker=user, profile_id=liked.pk)
+        gift = Gift.objects.filter(site=site).order_by("pk").first() or Gift.objects.create(
+            site=site, name="Rose", emoji="\N{ROSE}"
+        )
+    talk = [
+        (match, f"Hi Sam! I liked your profile, {city} is my favourite place too."),
+        (me, f"Hi {match.name}! Thank you, that's lovely to hear. How is your week going?"),
+        (match, "Busy but good! Just back from a run by the river. And yours?"),
+        (me, "Calm so far. I found a new coffee place near the station, the flat white is great."),
+        (match, "Now I'm jealous. I never say no to a good coffee."),
+        (me, None),  # a gift
+        (match, "A gift, how sweet of you! Thank you"),
+        (me, "So… coffee this weekend? Saturday morning?"),
+        (match, "Saturday works for me. 10 o'clock?"),
+        (me, "Perfect, see you there!"),
+    ]
+    conversation = None
+    for sender, text in talk:
+        recipient = me if sender is match else match
+        if text is None:
+            conversation, _message = send(site, sender, recipient, text=None, gift_id=gift.pk)
+        else:
+            conversation, _message = send(site, sender, recipient, text)
+    send(site, fan, me, f"Hey Sam, fancy a chat? I'm in {fan.city} too.")
+    send(site, writer, me, "Hello! Your profile made me smile :)")
+    send(site, writer, me, "What kind of films do you like?")
+    with on_site(site):
+        # The conversation's messages a few minutes apart, the other chats earlier.
+        now = timezone.now()
+        messages = list(Message.objects.filter(conversation=conversation).order_by("pk"))
+        for number, message in enumerate(messages):
+            moment = now - timedelta(minutes=4 * (len(messages) - number))
+            Message.objects.filter(pk=message.pk).update(created=moment)
+        for hours, other in ((3, fan), (26, writer)):
+            moment = now - timedelta(hours=hours)
+            chat = Participant.objects.get(user=user, other_profile=other).conversation_id
+            Message.objects.filter(conversation_id=chat).update(created=moment)
+            Conversation.objects.filter(pk=chat).update(last_message_at=moment)
+            Participant.objects.filter(conversation_id=chat).update(last_message_at=moment)
+    return {"email": email, "profile": match.pk, "conversation": conversation.pk}
 
 
 def _settle(page) -> None:
