@@ -67,6 +67,12 @@ def test_buy_with_the_time_bonus_then_fail_and_pay_another_way(site, site_server
     completed = page.get_by_test_id("payment-completed")
     expect(completed).to_be_visible(timeout=20_000)
     expect(page.get_by_test_id("credits-toast")).to_contain_text("50 credits added")
+    if is_phone(page):  # the toast sits above the bottom bar, not under it
+        toast, bar = (
+            page.get_by_test_id("credits-toast").bounding_box(),
+            page.get_by_test_id("bottom-nav").bounding_box(),
+        )
+        assert toast["y"] + toast["height"] <= bar["y"], (toast, bar)
     expect(page.get_by_test_id("payment-balance")).to_have_text("You now have 50 credits.")
     expect(page.get_by_test_id("payment-premium")).to_contain_text("You are now a premium member.")
     expect(topbar_credits).to_have_text(re.compile(r"^\s*Credits"))
