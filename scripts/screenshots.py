@@ -1,6 +1,11 @@
 """Screenshots of the main screens of both demo sites at 390 and 1280 px, for docs/.
 
     make screenshots        (python scripts/stack.py test scripts/screenshots.py)
+    SCREENSHOTS_LANGUAGE=de make screenshots
+
+The second form takes the same screens in another language into .data/screenshots-de/
+(SCREENSHOTS_DIR to choose), without touching docs/: long German or French words break
+layouts first.
 
 Runs under the test harness (conftest.py): a throwaway test database with the demo sites,
 the app over ASGI in a thread and Debian's Chromium. It seeds demo profiles and, per site, a
@@ -11,6 +16,7 @@ when asked for."""
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections import Counter
 from datetime import date, timedelta
@@ -18,6 +24,7 @@ from pathlib import Path
 
 import pytest
 from allauth.account.models import EmailAddress
+from django.conf import settings
 from django.utils import timezone
 
 from apps.accounts.models import User
@@ -32,7 +39,10 @@ from conftest import DESKTOP, PHONE, on_site
 from tests.live import in_thread
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "docs" / "screenshots"
+LANGUAGE = os.environ.get("SCREENSHOTS_LANGUAGE", "")
+DOCS = ROOT / "docs" / "screenshots"
+# Another language goes elsewhere (.data/ is not committed); docs/ keeps the English.
+OUT = Path(os.environ.get("SCREENSHOTS_DIR") or (ROOT / ".data" / f"screenshots-{LANGUAGE}" if LANGUAGE else DOCS))
 PAGE = ROOT / "docs" / "screenshots.md"
 PASSWORD = "a-Long-passphrase-42"
 SITES = {"localhost": "Heartline (general)", "gay.localhost": "Manline (gay)"}
@@ -179,6 +189,10 @@ def test_screenshots(site_server, chromium):
         for width, viewport in WIDTHS.items():
             prefix = f"{domain.split('.')[0]}-{width}"
             context = chromium.new_context(viewport=viewport, locale="en-US", reduced_motion="reduce")
+            if LANGUAGE:
+                context.add_cookies(
+                    [{"name": settings.LANGUAGE_COOKIE_NAME, "value": LANGUAGE, "url": site_server.url(domain, "/")}]
+                )
             page = context.new_page()
             url = lambda path, domain=domain: site_server.url(domain, path)  # noqa: E731
             page.goto(url("/"))
@@ -211,7 +225,8 @@ def test_screenshots(site_server, chromium):
                 _settle(page)
                 _shot(page, f"{prefix}-{name}")
             context.close()
-    _write_page()
+    if OUT == DOCS:
+        _write_page()
 
 
 def _write_page() -> None:
