@@ -71,23 +71,61 @@ function findEntries() {
  * code, the shared libs and React land in one chunk instead of many small ones, each of which
  * was compressed alone: about 2 KB gzip less per island page (docs/bench.md, "js").
  *
- * The same goes for the base's own later code, base/member.ts (imported with import() for a
- * logged-in member): it uses the base's libs, and without the base import the modules it
- * shares with the base would leave the base's chunk for a chunk of their own.
+ * The same goes for the code our modules load later with import() (base/member.ts for a
+ * logged-in member, the photo viewer, the chat's dialogs...): every module of static_src that
+ * is the target of an import() imports the base entry first too. Those modules use the base's
+ * libs, React and the shared components, and without the base import the modules they share
+ * with the base and the islands would leave their chunks for new small ones. Such a module
+ * under islands/ (only ever loaded by an island) also imports lib/mount.tsx, React's chunk
+ * (react-dom, the JSX runtime), for the same reason. (A module that
+ * is also imported statically may be loaded before its import() is seen: keep such modules
+ * out of import(), or import them only with import().)
  */
 const BASE_ENTRY = path.join(SRC, "base", "index.ts");
 const ISLAND_VARIANT = /^index\.[a-z]+\.tsx$/;
-const ISLAND_ENTRY = /[\\/]static_src[\\/](islands[\\/][A-Z][A-Za-z0-9]*[\\/]index(\.[a-z]+)?\.tsx|base[\\/]member\.ts)$/;
+const ISLAND_ENTRY = /[\\/]static_src[\\/]islands[\\/][A-Z][A-Za-z0-9]*[\\/]index(\.[a-z]+)?\.tsx$/;
+const MOUNT = path.join(SRC, "lib", "mount.tsx");
+/** `import "<file>";` relative to `from` ("../../base/index.ts"): source maps carry no build machine's path. */
+const importOf = (from, file) =>
+  `import ${JSON.stringify(`./${path.relative(path.dirname(from), file).split(path.sep).join("/")}`)};`;
 const islandsImportBase = {
   name: "islands-import-base",
   setup(build) {
-    build.onLoad({ filter: ISLAND_ENTRY }, async (args) => ({
-      // Relative ("../../base/index.ts"): the source maps carry no build machine's path.
-      contents: `import ${JSON.stringify(`./${path.relative(path.dirname(args.path), BASE_ENTRY).split(path.sep).join("/")}`)};${await fs.promises.readFile(args.path, "utf8")}`,
-      loader: args.path.endsWith(".tsx") ? "tsx" : "ts",
-      resolveDir: path.dirname(args.path),
-      watchFiles: [args.path],
+    const later = new Set(); // files of static_src that are the target of an import()
+    build.onResolve({ filter: /.*/ }, async (args) => {
+      if (args.kind !== "dynamic-import" || args.pluginData?.islandsImportBase || !args.importer.startsWith(SRC)) return undefined;
+      const { path: resolved, errors } = await build.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: { islandsImportBase: true },
+      });
+      if (!errors.length && resolved.startsWith(SRC + path.sep)) later.add(resolved);
+      return undefined; // resolved as usual
+    });
+    // A package's module loaded with import() (Bootstrap's components, base/bootstrapOnDemand.ts)
+    // comes through a wrapper that imports the base entry first and re-exports its default.
+    build.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.kind !== "dynamic-import" || !args.importer.startsWith(SRC)) return undefined;
+      return { path: args.path, namespace: "import-base" };
+    });
+    build.onLoad({ filter: /.*/, namespace: "import-base" }, (args) => ({
+      contents: `import "./index.ts";export { default } from ${JSON.stringify(args.path)};`,
+      loader: "js",
+      resolveDir: path.dirname(BASE_ENTRY),
     }));
+    build.onLoad({ filter: /[\\/]static_src[\\/].*\.tsx?$/ }, async (args) => {
+      const entry = ISLAND_ENTRY.test(args.path);
+      if (!entry && !later.has(args.path)) return undefined;
+      const islandLater = !entry && args.path.startsWith(path.join(SRC, "islands") + path.sep);
+      return {
+        // On line 1, so the module's own lines keep their numbers.
+        contents: `${importOf(args.path, BASE_ENTRY)}${islandLater ? importOf(args.path, MOUNT) : ""}${await fs.promises.readFile(args.path, "utf8")}`,
+        loader: args.path.endsWith(".tsx") ? "tsx" : "ts",
+        resolveDir: path.dirname(args.path),
+        watchFiles: [args.path],
+      };
+    });
   },
 };
 

@@ -1,21 +1,16 @@
 /**
  * The top bar's back button (spec §2): the installed app has no browser back button, so
- * on some routes the top bar shows one, only in standalone mode and only when there is a
- * page to go back to (history longer than 1).
+ * on some routes (base/backRoutes.ts; the base entry imports this module only there) the
+ * top bar shows one, only in standalone mode and only when there is a page to go back to
+ * (history longer than 1).
  *
  *   <body data-route="members-id">   the Django url name (templates/layouts/base.html)
  *   <button data-back-button hidden aria-label="Back">   (templates/partials/topbar.html)
  */
 import { isStandalone, STANDALONE_QUERY } from "../lib/standalone";
+import { BACK_BUTTON_ROUTES } from "./backRoutes";
 
-/** Spec §2: members-id, likes-type, likes-m-id, credits, credits-id-paymentmethod. */
-export const BACK_BUTTON_ROUTES: ReadonlySet<string> = new Set([
-  "members-id",
-  "likes-type",
-  "likes-m-id",
-  "credits",
-  "credits-id-paymentmethod",
-]);
+export { BACK_BUTTON_ROUTES };
 
 export interface BackButtonState {
   route: string;

@@ -13,7 +13,10 @@
  *   on load, the "send the e-mail again" buttons; base/activationReminder.ts). Visitors' pages
  *   never load them.
  * - Push: the worker's messages (lib/push.ts), on every page.
- * - The installed app's back button in the top bar (base/backButton.ts).
+ * - Code that only some pages need, imported (import()) when the page has what it serves:
+ *   the installed app's back button on the routes that have one (base/backButton.ts), the
+ *   dismissible alerts (base/dismissAlerts.ts), the landers' video (base/landerVideo.ts) and
+ *   the profile page's photo viewer (base/photoViewer.ts).
  * - Whether the member is at the screen (lib/activity.ts): an idle tab reads no messages.
  * - Server-rendered `.toast[data-autoshow]` are shown on load.
  */
@@ -26,11 +29,8 @@ import { installChunkReloadGuard } from "../lib/chunkReload";
 import { installProgressBar } from "../lib/progress";
 import { installPushMessageHandler } from "../lib/push";
 import { appStore, updateAppBadge } from "../lib/store";
-import { installBackButton } from "./backButton";
+import { BACK_BUTTON_ROUTES } from "./backRoutes";
 import { installBootstrapOnDemand, loadBootstrap } from "./bootstrapOnDemand";
-import { installDismissAlerts } from "./dismissAlerts";
-import { installLanderVideos } from "./landerVideo";
-import { installPhotoViewer } from "./photoViewer";
 
 installChunkReloadGuard();
 installBootstrapOnDemand();
@@ -38,7 +38,10 @@ installProgressBar();
 installActivityTracking(); // whether the member is at the screen (chat read state)
 installPushMessageHandler(); // NEW_PUSH_MESSAGE / NEW_PUSH_CLICK from /sw.js (spec §7)
 configureApiFromPage();
-installBackButton(); // standalone mode only (spec §2)
+// The installed app's back button (spec §2): only on its routes, and shown only in standalone mode.
+if (BACK_BUTTON_ROUTES.has(document.body?.dataset.route ?? "") && document.querySelector("[data-back-button]")) {
+  void import("./backButton").then(({ installBackButton }) => installBackButton());
+}
 
 document.addEventListener("visibilitychange", () => {
   if (document.visibilityState === "hidden") sendPageHiddenBeacon();
@@ -58,11 +61,18 @@ document.addEventListener("visibilitychange", () => {
 // loads now, alongside the member code, so the modal shows no later than before.
 if (document.querySelector(".modal[data-autoshow]")) void loadBootstrap("modal");
 // Dismissible alerts (spec §4): the dismissal is stored on the server.
-installDismissAlerts();
+if (document.querySelector("[data-dismiss-alert]")) {
+  void import("./dismissAlerts").then(({ installDismissAlerts }) => installDismissAlerts());
+}
 // The landers' video plays unless the visitor prefers reduced motion (base/landerVideo.ts).
-installLanderVideos();
-// The profile page's photos open in a dialog, with the arrow keys (base/photoViewer.ts).
-installPhotoViewer();
+if (document.querySelector("video[data-lander-video]")) {
+  void import("./landerVideo").then(({ installLanderVideos }) => installLanderVideos());
+}
+// The profile page's photos open in a dialog, with the arrow keys (base/photoViewer.ts); a
+// click before it is there opens the photo itself, as without script.
+if (document.querySelector("dialog[data-photo-viewer]")) {
+  void import("./photoViewer").then(({ installPhotoViewer }) => installPhotoViewer());
+}
 
 // App badge and "(N) " title prefix (spec §4). Only touched once there is something to
 // show or the totals change, so the server-rendered title stays as it is otherwise.

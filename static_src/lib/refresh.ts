@@ -13,12 +13,20 @@
  * event, lib/push.ts) refreshes at once; when appStore.push.subscribed changes (the base
  * entry learns it on load, or the member turns push on) the waiting refresh is timed anew.
  *
+ * The chat list's part (appStore.chats: setChats, reloadChats, removeChat) is lib/chats.ts,
+ * which the chat island imports without the timer code here (only a member's page code,
+ * base/member.ts, starts the refresh).
+ *
  * The counts go through appStore.set({totals}), so the top-bar badges, the app badge and
  * every island see the same numbers (the base entry calls updateAppBadge/renderBadges).
  */
 import { ApiError, get } from "./api";
+import { CHATS_URL, isObject, reloadChats } from "./chats";
 import { PUSH_MESSAGE_EVENT } from "./push";
-import { appStore, type AppState, type AppUser, type ChatSummary, type Store } from "./store";
+import { appStore, type AppState, type AppUser, type Store } from "./store";
+
+// The chat list's part (the chats island uses it without the periodic refresh): lib/chats.ts.
+export { CHATS_URL, reloadChats, removeChat, setChats } from "./chats";
 
 export const FIRST_REFRESH_MS = 5_000;
 export const REFRESH_INTERVAL_MS = 60_000;
@@ -26,16 +34,11 @@ export const PUSH_REFRESH_INTERVAL_MS = 5 * 60_000;
 
 export const USER_URL = "/api/user.php";
 export const LIKES_URL = "/api/likes.php";
-export const CHATS_URL = "/api/chats.php";
 
 /** Delay before the next refresh: 5 s for the first, then 60 s, or 5 min with push. */
 export function nextDelay(isFirst: boolean, pushSubscribed: boolean): number {
   if (isFirst) return FIRST_REFRESH_MS;
   return pushSubscribed ? PUSH_REFRESH_INTERVAL_MS : REFRESH_INTERVAL_MS;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Sets totals.newLikes (only when it changed, so listeners are not woken for nothing). */
@@ -49,45 +52,6 @@ export function setNewLikes(count: unknown, store: Store<AppState> = appStore): 
 export async function reloadLikes(store: Store<AppState> = appStore, url: string = LIKES_URL): Promise<void> {
   const data = await get<unknown>(url, { retries: 0 });
   if (isObject(data) && typeof data.num_new === "number") setNewLikes(data.num_new, store);
-}
-
-/** Sets appStore.chats and totals.unreadMessages (the sum of the chats' unread counts). */
-export function setChats(chats: ChatSummary[], store: Store<AppState> = appStore): void {
-  const unread = chats.reduce((sum, chat) => sum + (Number(chat.num_unread_messages) || 0), 0);
-  store.set((state) => ({
-    chats,
-    ...(state.totals.unreadMessages === unread ? {} : { totals: { ...state.totals, unreadMessages: unread } }),
-  }));
-}
-
-/** Takes one chat off appStore.chats (deleted, or closed by a block); its unread count
- * leaves the total. */
-export function removeChat(conversation: number, store: Store<AppState> = appStore): void {
-  chatsGeneration++;
-  store.set((state) => {
-    const gone = state.chats?.find((chat) => chat.conversation === conversation);
-    if (!state.chats || !gone) return {};
-    const unread = Number(gone.num_unread_messages) || 0;
-    return {
-      chats: state.chats.filter((chat) => chat !== gone),
-      ...(unread
-        ? { totals: { ...state.totals, unreadMessages: Math.max(0, state.totals.unreadMessages - unread) } }
-        : {}),
-    };
-  });
-}
-
-/** Counts the chats taken off the list here. A list that was asked for before one of
- * them was taken off may still hold it (the periodic refresh in flight while the member
- * deletes a chat): such an answer is dropped, the next one is current. */
-let chatsGeneration = 0;
-
-/** GET /api/chats.php into appStore.chats and the unread total. Throws on errors. */
-export async function reloadChats(store: Store<AppState> = appStore, url: string = CHATS_URL): Promise<void> {
-  const asked = chatsGeneration;
-  const data = await get<unknown>(url, { retries: 0 });
-  if (asked !== chatsGeneration) return;
-  if (isObject(data) && Array.isArray(data.chats)) setChats(data.chats as ChatSummary[], store);
 }
 
 export interface RefreshOptions {

@@ -15,7 +15,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 
 import { getRealtime } from "../../lib/realtime";
-import { reloadChats, setChats } from "../../lib/refresh";
+import { reloadChats, setChats } from "../../lib/chats";
 import { ChatList } from "./ChatList";
 import type { Conversation as ConversationView } from "./Conversation";
 import type { ChatProps } from "./types";

@@ -6,11 +6,11 @@
 import { useState } from "react";
 
 import { ApiError, del } from "../../lib/api";
-import { reloadChats, removeChat } from "../../lib/refresh";
+import { reloadChats, removeChat } from "../../lib/chats";
 import { appStore, useStore, type AppState } from "../../lib/store";
 import { badgeLabel } from "../../lib/badges";
 import { EmptyState } from "../../lib/EmptyState";
-import { Silhouette } from "../../lib/profileCard";
+import { Silhouette } from "../../lib/silhouette";
 import { fill, messageTime, withId } from "./format";
 import { API, type ChatSummary, type ChatUrls } from "./types";
 

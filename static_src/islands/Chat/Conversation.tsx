@@ -4,7 +4,9 @@
  * gifts; delivered and read ticks), the typing indicator, and the footer (text with the
  * site's length, a photo, a gift). The icebreaker modal offers openers for an empty
  * conversation. Not enough credits (402) and premium only (403) show their alerts and
- * keep the text in the input.
+ * keep the text in the input. The icebreaker and gift dialogs are a module of their own
+ * (ConversationDialogs.tsx), imported on first need: at once for an empty conversation,
+ * else when the pointer or the focus reaches the gift button (at the latest on its click).
  *
  * Sending: each message gets a client_id and goes through an outbox; offline it waits and
  * is sent when the connection returns, with the same client_id, so it is stored once.
@@ -23,8 +25,7 @@ import {
 
 import { memberActive, onActive } from "../../lib/activity";
 import { ApiError, get, post } from "../../lib/api";
-import { Dialog } from "../../lib/Dialog";
-import { GiftChoices, GiftPicture } from "../../lib/gifts";
+import { GiftPicture } from "../../lib/gifts";
 import { PUSH_MESSAGE_EVENT } from "../../lib/push";
 import {
   createOutbox,
@@ -37,7 +38,7 @@ import {
   type RealtimeStatus,
   type SendResult,
 } from "../../lib/realtime";
-import { reloadChats, removeChat } from "../../lib/refresh";
+import { reloadChats, removeChat } from "../../lib/chats";
 import { appStore, useStore, type AppState } from "../../lib/store";
 import { Avatar } from "./ChatList";
 import { applyMarks, fill, markState, mergeMessages, messageTime, replaceHistory, tickState, withId, type Marks } from "./format";
@@ -63,6 +64,31 @@ export const COUNTER_FROM = 0.8;
 const PINNED_SLACK_PX = 48;
 
 const DRAFT_KEY = "chat-draft-";
+
+type Dialogs = typeof import("./ConversationDialogs");
+let dialogsImport: Promise<Dialogs> | null = null;
+let dialogsLoaded: Dialogs | null = null;
+
+/** Imports the dialogs' module once. A chunk that fails to load rejects unhandled, and
+ * lib/chunkReload.ts reloads the page (a new deployment). */
+export function loadDialogs(): Promise<Dialogs> {
+  dialogsImport ??= import("./ConversationDialogs").then((module) => (dialogsLoaded = module));
+  return dialogsImport;
+}
+
+/** The dialogs' module once loaded (at once when it is already), importing it when `needed`. */
+function useDialogs(needed: boolean): Dialogs | null {
+  const [dialogs, setDialogs] = useState(dialogsLoaded);
+  useEffect(() => {
+    if (!needed || dialogs) return;
+    let live = true;
+    void loadDialogs().then((module) => live && setDialogs(module));
+    return () => {
+      live = false;
+    };
+  }, [needed, dialogs]);
+  return dialogs;
+}
 
 type Alert = { kind: "credits" | "premium" | "error"; message: string } | null;
 
@@ -248,11 +274,13 @@ export function Conversation(props: ConversationProps) {
   const [alert, setAlert] = useState<Alert>(null);
   const [typingUntil, setTypingUntil] = useState(0);
   const [closed, setClosed] = useState(false);
-  const [icebreaker, setIcebreaker] = useState(
-    () => props.history.messages.length === 0 && !props.history.has_older && openers.length > 0 && !draftLoad(conversationId),
-  );
+  const [icebreaker, setIcebreaker] = useState(() => {
+    const offer = props.history.messages.length === 0 && !props.history.has_older && openers.length > 0 && !draftLoad(conversationId);
+    // Its module is asked for during the first render, so it arrives about with the page.
+    if (offer || props.openGifts) void loadDialogs();
+    return offer;
+  });
   const [giftsOpen, setGiftsOpen] = useState(Boolean(props.openGifts));
-  const [gifts, setGifts] = useState<Gift[] | null>(null);
   const [online, setOnline] = useState(() => typeof navigator === "undefined" || navigator.onLine !== false);
   // What the polite live region says: the text of new incoming messages, once each.
   const [announcement, setAnnouncement] = useState({ text: "", key: 0 });
@@ -555,22 +583,6 @@ export function Conversation(props: ConversationProps) {
     );
   };
 
-  useEffect(() => {
-    if (!giftsOpen || gifts !== null) return;
-    let live = true;
-    get<{ gifts: Gift[] }>(API.gifts).then(
-      (data) => live && setGifts(data.gifts ?? []),
-      (err: unknown) => {
-        if (!live) return;
-        setGiftsOpen(false);
-        setAlert({ kind: "error", message: err instanceof ApiError ? err.message : strings.error });
-      },
-    );
-    return () => {
-      live = false;
-    };
-  }, [giftsOpen, gifts, strings.error]);
-
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     sendText();
@@ -603,6 +615,13 @@ export function Conversation(props: ConversationProps) {
 
   const closeIcebreaker = useCallback(() => setIcebreaker(false), []);
   const closeGifts = useCallback(() => setGiftsOpen(false), []);
+  const giftsFailed = useCallback((message: string) => {
+    setGiftsOpen(false);
+    setAlert({ kind: "error", message });
+  }, []);
+  const dialogs = useDialogs((icebreaker || giftsOpen) && !closed);
+  // The pointer or the focus on the gift button: its dialog's code loads before the click.
+  const warmDialogs = () => void loadDialogs();
 
   const length = draft.length;
   const showCounter = length >= Math.floor(messageLength * COUNTER_FROM);
@@ -751,6 +770,8 @@ export function Conversation(props: ConversationProps) {
             title={`${strings.sendGift} (${costLabels.gift})`}
             aria-label={`${strings.sendGift} (${costLabels.gift})`}
             disabled={closed}
+            onPointerEnter={warmDialogs}
+            onFocus={warmDialogs}
             onClick={() => setGiftsOpen(true)}
             data-testid="chat-gift-button"
           >
@@ -797,58 +818,30 @@ export function Conversation(props: ConversationProps) {
         </form>
       </div>
 
-      <Dialog
-        open={icebreaker && !closed}
-        onClose={closeIcebreaker}
-        title={strings.icebreakerTitle}
-        closeLabel={strings.close}
-        returnFocus={inputRef}
-        className="chat-modal"
-        testId="chat-icebreaker"
-      >
-        <p>{strings.icebreakerBody}</p>
-        <div className="d-grid gap-2">
-          {openers.map((opener) => {
-            const text = fill(opener, { name: profile.name });
-            return (
-              <button
-                key={opener}
-                type="button"
-                className="btn btn-outline-primary text-start"
-                data-testid="icebreaker-opener"
-                onClick={() => {
-                  setDraft(text);
-                  setIcebreaker(false); // focus goes back to the input
-                }}
-              >
-                {text}
-              </button>
-            );
-          })}
-          <button type="button" className="btn btn-link" onClick={closeIcebreaker} data-testid="icebreaker-own">
-            {strings.icebreakerOwn}
-          </button>
-        </div>
-      </Dialog>
-
-      <Dialog
-        open={giftsOpen && !closed}
-        onClose={closeGifts}
-        title={`${strings.giftsTitle} (${costLabels.gift})`}
-        closeLabel={strings.close}
-        className="chat-modal"
-        testId="chat-gifts"
-      >
-        {gifts === null ? (
-          <p className="text-body-secondary mb-0" role="status">
-            {strings.loading}
-          </p>
-        ) : gifts.length === 0 ? (
-          <p className="text-body-secondary mb-0">{strings.noGifts}</p>
-        ) : (
-          <GiftChoices gifts={gifts} onChoose={sendGift} />
-        )}
-      </Dialog>
+      {dialogs && (
+        <>
+          <dialogs.IcebreakerDialog
+            open={icebreaker && !closed}
+            onClose={closeIcebreaker}
+            onChoose={(text) => {
+              setDraft(text);
+              setIcebreaker(false); // focus goes back to the input
+            }}
+            openers={openers.map((opener) => fill(opener, { name: profile.name }))}
+            strings={strings}
+            returnFocus={inputRef}
+          />
+          <dialogs.GiftsDialog
+            open={giftsOpen && !closed}
+            onClose={closeGifts}
+            onChoose={sendGift}
+            onError={giftsFailed}
+            url={API.gifts}
+            title={`${strings.giftsTitle} (${costLabels.gift})`}
+            strings={strings}
+          />
+        </>
+      )}
     </section>
   );
 }

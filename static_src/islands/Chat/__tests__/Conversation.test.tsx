@@ -1,11 +1,11 @@
 import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 
 import { configureApi, resetApiConfig } from "../../../lib/api";
 import { resetRealtime } from "../../../lib/realtime";
 import { appStore, initialAppState } from "../../../lib/store";
 import { Chat } from "../Chat";
-import { Conversation, TYPING_SHOW_MS } from "../Conversation";
+import { Conversation, loadDialogs, TYPING_SHOW_MS } from "../Conversation";
 import type { ChatProps, MessageData } from "../types";
 import {
   CONVERSATION,
@@ -60,6 +60,12 @@ function renderChat(extra: Partial<ChatProps> = {}) {
 function type(text: string) {
   fireEvent.change(input(), { target: { value: text } });
 }
+
+// The icebreaker and gift dialogs' module, which the page imports on first need, is here
+// from the start (ConversationLazy.test.tsx tests the import on need).
+beforeAll(async () => {
+  await loadDialogs();
+});
 
 beforeEach(() => {
   vi.useFakeTimers();

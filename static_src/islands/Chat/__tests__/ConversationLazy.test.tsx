@@ -1,0 +1,51 @@
+/**
+ * The icebreaker and gift dialogs are a module of their own (ConversationDialogs.tsx) that the
+ * conversation imports on first need. This file runs without it loaded beforehand (vitest gives
+ * each file its own modules): an empty conversation asks for it on its first render and shows
+ * the icebreaker once it is there; the gift dialog then opens at once.
+ */
+import { cleanup, fireEvent, render, screen, within } from "@testing-library/react";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+
+import { configureApi, resetApiConfig } from "../../../lib/api";
+import { resetRealtime } from "../../../lib/realtime";
+import { appStore, initialAppState } from "../../../lib/store";
+import { Chat } from "../Chat";
+import { Conversation } from "../Conversation";
+import { chatProps, fakeApi, history, json } from "./fixtures";
+
+beforeEach(() => {
+  sessionStorage.clear();
+  resetApiConfig();
+  configureApi({ reload: vi.fn() });
+  appStore.set({ ...initialAppState(), user: { id: 1, credits: 10 } });
+  fakeApi((call) => {
+    if (call.path === "/api/chat-read.php") return json(200, { num_unread_messages: 0, unread_total: 0 });
+    if (call.path === "/api/chats.php") return json(200, { chats: [] });
+    if (call.path === "/api/gifts.php") return json(200, { gifts: [{ id: 1, name: "Rose", emoji: "🌹", image: null }] });
+    return undefined;
+  });
+});
+
+afterEach(() => {
+  cleanup();
+  resetRealtime();
+  appStore.set(initialAppState());
+  sessionStorage.clear();
+});
+
+describe("Conversation dialogs loaded on need", () => {
+  it("an empty conversation imports the dialogs on its first render and shows the icebreaker", async () => {
+    render(<Chat {...chatProps({ history: history([]) })} Conversation={Conversation} />);
+    expect(screen.queryByTestId("chat-icebreaker")).toBeNull(); // not there yet: being imported
+    const modal = await screen.findByTestId("chat-icebreaker");
+    expect(within(modal).getAllByTestId("icebreaker-opener")).toHaveLength(2);
+    fireEvent.click(screen.getByTestId("icebreaker-own"));
+    expect(screen.queryByTestId("chat-icebreaker")).toBeNull();
+
+    // Loaded now: the gift button opens its dialog at once.
+    fireEvent.click(screen.getByTestId("chat-gift-button"));
+    expect(screen.getByTestId("chat-gifts")).toBeTruthy();
+    expect(await screen.findByTestId("gift-1")).toBeTruthy();
+  });
+});
