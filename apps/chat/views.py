@@ -26,6 +26,7 @@ from apps.chat.models import Message, MessageKind, Participant
 from apps.chat.selectors import chats_list, conversation_history, message_costs
 from apps.chat.services import conversation_open
 from apps.common.exceptions import ApplicationError
+from apps.common.locale import locale_tag
 from apps.common.media import media_file_response, media_path_check
 from apps.tenants.models import Gift
 
@@ -110,6 +111,7 @@ def _props(request: HttpRequest, *, view: str, history: dict | None = None) -> d
         "costLabels": {kind: _credits_label(cost) for kind, cost in costs.items()},
         "openers": icebreaker_openers(),
         "openGifts": request.GET.get("gift") == "1",
+        "locale": locale_tag(request),  # the member's language and country ("en-GB"): message times
         "urls": {
             "chats": reverse("chats"),
             # "{id}" is replaced by the island.

@@ -13,7 +13,7 @@
  * The button subscribes (lib/pushSubscription.ts subscribeToPush, which asks for permission): on
  * success the alert goes away; when refused or failed a short message says so.
  */
-import { pushPermission, pushSupported } from "../lib/push";
+import { pushPermission, pushSupported } from "../lib/pushSupport";
 import { currentPushSubscription, subscribeToPush, type PushResult } from "../lib/pushSubscription";
 import type { PushPermission } from "../lib/store";
 

@@ -17,12 +17,10 @@
  *   the installed app's back button on the routes that have one (base/backButton.ts), the
  *   dismissible alerts (base/dismissAlerts.ts), the landers' video (base/landerVideo.ts) and
  *   the profile page's photo viewer (base/photoViewer.ts).
- * - Whether the member is at the screen (lib/activity.ts): an idle tab reads no messages.
  * - Server-rendered `.toast[data-autoshow]` are shown on load.
  */
 import type Toast from "bootstrap/js/dist/toast.js";
 
-import { installActivityTracking } from "../lib/activity";
 import { configureApiFromPage, sendPageHiddenBeacon } from "../lib/api";
 import { renderBadges, renderCredits } from "../lib/badges";
 import { installChunkReloadGuard } from "../lib/chunkReload";
@@ -35,7 +33,6 @@ import { installBootstrapOnDemand, loadBootstrap } from "./bootstrapOnDemand";
 installChunkReloadGuard();
 installBootstrapOnDemand();
 installProgressBar();
-installActivityTracking(); // whether the member is at the screen (chat read state)
 installPushMessageHandler(); // NEW_PUSH_MESSAGE / NEW_PUSH_CLICK from /sw.js (spec §7)
 configureApiFromPage();
 // The installed app's back button (spec §2): only on its routes, and shown only in standalone mode.

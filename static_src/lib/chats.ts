@@ -5,13 +5,9 @@
  * refresh's timer code, which only a member's page code (base/member.ts) runs.
  */
 import { get } from "./api";
-import { appStore, type AppState, type ChatSummary, type Store } from "./store";
+import { appStore, isObject, type AppState, type ChatSummary, type Store } from "./store";
 
 export const CHATS_URL = "/api/chats.php";
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** Sets appStore.chats and totals.unreadMessages (the sum of the chats' unread counts). */
 export function setChats(chats: ChatSummary[], store: Store<AppState> = appStore): void {
@@ -50,4 +46,16 @@ export async function reloadChats(store: Store<AppState> = appStore, url: string
   const data = await get<unknown>(url, { retries: 0 });
   if (asked !== chatsGeneration) return;
   if (isObject(data) && Array.isArray(data.chats)) setChats(data.chats as ChatSummary[], store);
+}
+
+let reloadTimer: ReturnType<typeof setTimeout> | null = null;
+
+/** The list follows a new message: reloadChats() 400 ms after the last call (several events,
+ * one request); errors are silent, the next reload or refresh tries again. */
+export function reloadChatsSoon(): void {
+  if (reloadTimer !== null) clearTimeout(reloadTimer);
+  reloadTimer = setTimeout(() => {
+    reloadTimer = null;
+    void reloadChats().catch(() => {});
+  }, 400);
 }

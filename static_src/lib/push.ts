@@ -2,14 +2,13 @@
  * Web push in the page (spec §4 "Push permission", §7 POST /api/user.php?push=1 and the
  * worker messages NEW_PUSH_MESSAGE / NEW_PUSH_CLICK).
  *
- * - pushSupported() / pushPermission(): service workers, PushManager and Notification all
- *   exist; what the browser allows.
  * - installPushMessageHandler(): the page's side of the worker's messages (every page).
  *
- * Subscribing (subscribeToPush, syncPushState) is in lib/pushSubscription.ts: only a member's
- * page code and the signup's push step load it.
+ * Whether the browser can do push and what it allows (pushSupported, pushPermission) is in
+ * lib/pushSupport.ts, subscribing (subscribeToPush, syncPushState) in lib/pushSubscription.ts:
+ * only a member's page code and the signup's push step use them.
  */
-import { appStore, PUSH_LAST_MESSAGE_KEY, type AppState, type PushLastMessage, type PushPermission, type Store } from "./store";
+import { appStore, PUSH_LAST_MESSAGE_KEY, type AppState, type PushLastMessage, type Store } from "./store";
 
 export const PUSH_MESSAGE = "NEW_PUSH_MESSAGE";
 export const PUSH_CLICK = "NEW_PUSH_CLICK";
@@ -32,23 +31,6 @@ export interface PushPayload {
   tag?: string;
   badge?: number;
   [key: string]: unknown;
-}
-
-export function pushSupported(win: Window = window): boolean {
-  const nav = win.navigator as Navigator | undefined;
-  return (
-    !!nav &&
-    "serviceWorker" in nav &&
-    !!nav.serviceWorker &&
-    "PushManager" in win &&
-    "Notification" in win
-  );
-}
-
-export function pushPermission(win: Window = window): PushPermission {
-  if (!pushSupported(win)) return "unsupported";
-  const permission = (win as Window & { Notification: typeof Notification }).Notification.permission;
-  return permission === "default" ? "unknown" : permission;
 }
 
 /** Keeps {id, kind, at} of a push as appStore.push.lastMessage and in sessionStorage. */

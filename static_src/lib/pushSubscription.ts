@@ -11,7 +11,7 @@
  *   fills appStore.push with it on load (the refresh interval depends on it).
  */
 import { post } from "./api";
-import { pushPermission, pushSupported } from "./push";
+import { pushPermission, pushSupported } from "./pushSupport";
 import { appStore, type AppState, type PushPermission, type Store } from "./store";
 
 /** The VAPID key as the bytes PushManager.subscribe wants (it is URL-safe base64). */

@@ -16,7 +16,7 @@
  * The outbox (createOutbox) holds messages written while offline and sends them when the
  * connection returns. Each keeps its client_id, so a resend is stored once by the server.
  */
-import { appStore, type AppState, type Store } from "./store";
+import { appStore, isObject, type AppState, type Store } from "./store";
 
 export type RealtimeStatus = "connecting" | "open" | "down";
 
@@ -77,10 +77,6 @@ export interface Realtime {
 }
 
 const OPEN = 1;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** Copies a "badges" event into the store: totals (title, app badge, top bar) and the credits. */
 export function applyBadges(event: RealtimeEvent, store: Store<AppState> = appStore): void {

@@ -21,9 +21,9 @@
  * every island see the same numbers (the base entry calls updateAppBadge/renderBadges).
  */
 import { ApiError, get } from "./api";
-import { CHATS_URL, isObject, reloadChats } from "./chats";
+import { CHATS_URL, reloadChats } from "./chats";
 import { PUSH_MESSAGE_EVENT } from "./push";
-import { appStore, type AppState, type AppUser, type Store } from "./store";
+import { appStore, isObject, type AppState, type AppUser, type Store } from "./store";
 
 // The chat list's part (the chats island uses it without the periodic refresh): lib/chats.ts.
 export { CHATS_URL, reloadChats, removeChat, setChats } from "./chats";

@@ -170,7 +170,8 @@ export function initialAppState(): AppState {
 /** Id of the optional JSON script the base layout may render with the initial state. */
 export const APP_STATE_SCRIPT_ID = "app-state";
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/** A plain object (not null, not an array): what a JSON answer's fields are read from. */
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
@@ -242,11 +243,6 @@ function createAppStore(): Store<AppState> {
 
 /** The one store shared by all islands of a page. */
 export const appStore: Store<AppState> = createAppStore();
-
-/** Sets (or with null clears) the member's time bonus. */
-export function setTimeBonus(timeBonus: TimeBonus | null, store: Store<AppState> = appStore): void {
-  store.set({ timeBonus });
-}
 
 // ---------------------------------------------------------------------------------------
 // App badge (spec §4 "App badge")

@@ -58,6 +58,14 @@ def test_chats_lists_the_members_chats_newest_first(site, client_for, anna, ben)
     assert len(props["openers"]) >= 3
 
 
+def test_the_chat_gets_the_members_locale_for_its_times(site, client_for, anna):
+    """Language and country (apps.common.locale.locale_tag), as the page's <meta name="locale">."""
+    brit = member(site, "Brit", user_fields={"country": "GB"})
+    send(site, anna, brit, "Hello")
+    props = island_props(logged_in(site, client_for, brit).get("/chats", HTTP_CF_IPCOUNTRY="US"))
+    assert props["locale"] == "en-GB"
+
+
 def test_chats_empty_state_and_visitors_go_to_login(site, client_for, anna):
     props = island_props(logged_in(site, client_for, anna).get("/chats"))
     assert props["chats"] == []

@@ -15,7 +15,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 
 import { getRealtime } from "../../lib/realtime";
-import { reloadChats, setChats } from "../../lib/chats";
+import { reloadChats, reloadChatsSoon, setChats } from "../../lib/chats";
 import { ChatList } from "./ChatList";
 import type { Conversation as ConversationView } from "./Conversation";
 import type { ChatProps } from "./types";
@@ -40,18 +40,7 @@ export function Chat({ Conversation, ...props }: ChatIslandProps) {
   useEffect(() => {
     const realtime = getRealtime();
     if (!realtime || view !== "list") return;
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    const off = realtime.on("message.new", () => {
-      if (timer !== null) clearTimeout(timer);
-      timer = setTimeout(() => {
-        timer = null;
-        void reloadChats().catch(() => {});
-      }, 400);
-    });
-    return () => {
-      off();
-      if (timer !== null) clearTimeout(timer);
-    };
+    return realtime.on("message.new", reloadChatsSoon);
   }, [view]);
 
   // A chat closed by a block (either side) leaves the list at once, in every view.
@@ -82,7 +71,7 @@ export function Chat({ Conversation, ...props }: ChatIslandProps) {
   return (
     <div className={`chat-app chat-app-${view}`} data-testid="chat-app">
       <aside className="chat-sidebar" aria-label={strings.title} ref={sidebar} tabIndex={-1}>
-        <ChatList strings={strings} urls={urls} current={current} />
+        <ChatList strings={strings} urls={urls} current={current} locale={props.locale} />
       </aside>
       <div className="chat-main">
         {view === "conversation" && history && Conversation ? (
@@ -97,6 +86,7 @@ export function Chat({ Conversation, ...props }: ChatIslandProps) {
             costLabels={props.costLabels}
             openers={props.openers}
             openGifts={props.openGifts}
+            locale={props.locale}
             onBack={showList}
           />
         ) : (

@@ -16,14 +16,21 @@ import { API, type ChatSummary, type ChatUrls } from "./types";
 
 const selectChats = (state: AppState) => state.chats;
 
+/** The empty list's icon (Bootstrap Icons "chat"). */
+const CHAT_ICON =
+  "M2.678 11.894a1 1 0 0 1 .287.801 11 11 0 0 1-.398 2c1.395-.323 2.247-.697 2.634-.893a1 1 0 0 1 .71-.074A8 8 0 0 0 8 14c3.996 0 7-2.807 7-6s-3.004-6-7-6-7 2.808-7 6c0 1.468.617 2.83 1.678 3.894m-.493 3.905a22 22 0 0 1-.713.129c-.2.032-.352-.176-.273-.362a10 10 0 0 0 .244-.637l.003-.01c.248-.72.45-1.548.524-2.319C.743 11.37 0 9.76 0 8c0-3.866 3.582-7 8-7s8 3.134 8 7-3.582 7-8 7a9 9 0 0 1-2.347-.306c-.52.263-1.639.742-3.468 1.105";
+
 export interface ChatListProps {
   strings: Record<string, string>;
   urls: ChatUrls;
   /** The conversation open beside the list (highlighted). */
   current?: number | null;
+  /** The member's locale ("en-GB"): the times. */
+  locale: string;
 }
 
-export function Avatar({ src, size = 48 }: { src: string | null | undefined; name: string; size?: number }) {
+/** The profile's photo, else the silhouette; decorative (the name is beside it). */
+export function Avatar({ src, size = 48 }: { src: string | null | undefined; size?: number }) {
   if (src) {
     return <img className="chat-avatar rounded-circle" src={src} alt="" width={size} height={size} loading="lazy" />;
   }
@@ -49,7 +56,7 @@ export async function chatDelete(conversation: number, onError: (message: string
   }
 }
 
-export function ChatList({ strings, urls, current = null }: ChatListProps) {
+export function ChatList({ strings, urls, current = null, locale }: ChatListProps) {
   const chats = useStore(appStore, selectChats) ?? [];
   const [confirming, setConfirming] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -64,7 +71,7 @@ export function ChatList({ strings, urls, current = null }: ChatListProps) {
         </div>
       )}
       {chats.length === 0 ? (
-        <EmptyState icon="chat" title={strings.empty} text={strings.emptyHelp} testId="chat-empty">
+        <EmptyState icon={CHAT_ICON} title={strings.empty} text={strings.emptyHelp} testId="chat-empty">
           <a className="btn btn-primary" href={urls.search} data-testid="chat-empty-search">
             {strings.emptyAction}
           </a>
@@ -106,12 +113,12 @@ export function ChatList({ strings, urls, current = null }: ChatListProps) {
                       href={withId(urls.chat, chat.conversation)}
                       aria-current={active ? "page" : undefined}
                     >
-                      <Avatar src={chat.main_image?.thumb_filename} name={chat.name} />
+                      <Avatar src={chat.main_image?.thumb_filename} />
                       <span className="chat-item-body flex-grow-1">
                         <span className="d-flex align-items-baseline gap-2">
                           <span className="chat-item-name text-truncate">{chat.name}</span>
                           <span className="chat-item-time ms-auto small text-body-secondary">
-                            {messageTime(chat.updated)}
+                            {messageTime(chat.updated, locale)}
                           </span>
                         </span>
                         <span className="d-flex align-items-center gap-2">

@@ -38,7 +38,7 @@ import {
   type RealtimeStatus,
   type SendResult,
 } from "../../lib/realtime";
-import { reloadChats, removeChat } from "../../lib/chats";
+import { reloadChatsSoon, removeChat } from "../../lib/chats";
 import { appStore, useStore, type AppState } from "../../lib/store";
 import { Avatar } from "./ChatList";
 import { applyMarks, fill, markState, mergeMessages, messageTime, replaceHistory, tickState, withId, type Marks } from "./format";
@@ -144,14 +144,12 @@ function storeMarkRead(conversation: number, unreadTotal?: unknown): void {
   });
 }
 
-let chatsReloadTimer: ReturnType<typeof setTimeout> | null = null;
-/** The list follows a new message (debounced: several events, one request). */
-function chatsReloadSoon(): void {
-  if (chatsReloadTimer !== null) clearTimeout(chatsReloadTimer);
-  chatsReloadTimer = setTimeout(() => {
-    chatsReloadTimer = null;
-    void reloadChats().catch(() => {});
-  }, 400);
+/** POST /api/chat-read.php: the conversation is read (without the socket); the store follows. */
+function postRead(conversation: number): void {
+  post<{ unread_total?: number }>(API.read, { conversation }, { retries: 0 }).then(
+    (data) => storeMarkRead(conversation, data?.unread_total),
+    () => {},
+  );
 }
 
 function useRealtimeStatus(realtime: Realtime | null): RealtimeStatus {
@@ -171,7 +169,7 @@ function isOffline(err: unknown): boolean {
 
 function Ticks({ message, strings }: { message: ShownMessage; strings: Record<string, string> }) {
   const state = tickState(message);
-  const label = { sending: strings.sending, queued: strings.queued, sent: strings.sent, delivered: strings.delivered, read: strings.read }[state];
+  const label = strings[state]; // the strings sending, queued, sent, delivered, read
   return (
     <span className={`chat-ticks chat-ticks-${state}`} data-testid="message-ticks" data-state={state} title={label} role="img" aria-label={label}>
       {state === "sending" || state === "queued" ? (
@@ -191,7 +189,7 @@ function Ticks({ message, strings }: { message: ShownMessage; strings: Record<st
   );
 }
 
-function Bubble({ message, strings }: { message: ShownMessage; strings: Record<string, string> }) {
+function Bubble({ message, strings, locale }: { message: ShownMessage; strings: Record<string, string>; locale: string }) {
   return (
     <li
       className={`chat-message ${message.mine ? "chat-message-mine" : "chat-message-theirs"} chat-message-${message.kind}`}
@@ -230,7 +228,7 @@ function Bubble({ message, strings }: { message: ShownMessage; strings: Record<s
           </p>
         )}
         <span className="chat-meta">
-          <time dateTime={message.created ?? undefined}>{messageTime(message.created)}</time>
+          <time dateTime={message.created ?? undefined}>{messageTime(message.created, locale)}</time>
           {message.mine && <Ticks message={message} strings={strings} />}
         </span>
       </div>
@@ -314,18 +312,12 @@ export function Conversation(props: ConversationProps) {
       storeMarkRead(conversationId);
       return;
     }
-    post<{ unread_total?: number }>(API.read, { conversation: conversationId }, { retries: 0 }).then(
-      (data) => storeMarkRead(conversationId, data?.unread_total),
-      () => {},
-    );
+    postRead(conversationId);
   }, [conversationId, realtime]);
 
   // Opening the conversation reads it (spec §4: its unread count becomes 0).
   useEffect(() => {
-    post<{ unread_total?: number }>(API.read, { conversation: conversationId }, { retries: 0 }).then(
-      (data) => storeMarkRead(conversationId, data?.unread_total),
-      () => {},
-    );
+    postRead(conversationId);
     // Back at the screen (the page shown again, input after idling): read what came.
     return onActive(markRead);
   }, [conversationId, markRead]);
@@ -350,7 +342,7 @@ export function Conversation(props: ConversationProps) {
       realtime.on("message.new", (event: RealtimeEvent) => {
         const message = event.message as MessageData | undefined;
         if (!message) return;
-        chatsReloadSoon();
+        reloadChatsSoon();
         if (message.conversation !== conversationId) return;
         setMessages((current) => applyMarks(mergeMessages(current, [message]), marks.current));
         if (!message.mine) {
@@ -499,7 +491,7 @@ export function Conversation(props: ConversationProps) {
         const data = await post<{ message: MessageData; credits: number }>(API.message, body, { retries: 0 });
         setMessages((current) => applyMarks(mergeMessages(current, [data.message]), marks.current));
         setStoreCredits(data.credits);
-        chatsReloadSoon();
+        reloadChatsSoon();
         return "sent";
       } catch (err) {
         if (isOffline(err)) {
@@ -649,7 +641,7 @@ export function Conversation(props: ConversationProps) {
           </svg>
         </a>
         <a className="chat-header-profile d-flex align-items-center gap-2 text-reset text-decoration-none flex-grow-1 min-w-0" href={profileUrl} title={strings.viewProfile}>
-          <Avatar src={profile.main_image?.thumb_filename} name={profile.name} size={40} />
+          <Avatar src={profile.main_image?.thumb_filename} size={40} />
           <span className="min-w-0">
             <span className="chat-header-name d-block text-truncate fw-semibold" data-testid="chat-header-name">
               {profile.name}
@@ -694,7 +686,7 @@ export function Conversation(props: ConversationProps) {
         )}
         <ol className="list-unstyled mb-0 px-2 py-2">
           {messages.map((message) => (
-            <Bubble key={message.client_id && message.mine ? message.client_id : `id-${message.id}`} message={message} strings={strings} />
+            <Bubble key={message.client_id && message.mine ? message.client_id : `id-${message.id}`} message={message} strings={strings} locale={props.locale} />
           ))}
         </ol>
         {typing && (

@@ -1,5 +1,4 @@
 /** Small pure helpers of the Chat island. */
-import { pageLocale } from "../../lib/locale";
 import type { MessageData, ShownMessage } from "./types";
 
 /** Replaces {name}, {count}... in a translated string. */
@@ -11,15 +10,14 @@ export function withId(template: string, id: number): string {
   return template.replace("{id}", String(id));
 }
 
-/** "14:05" today, "12 Mar 14:05" on another day (the member's locale, lib/locale.ts). */
-export function messageTime(iso: string | null, now: Date = new Date(), locale?: string): string {
+/** "14:05" today, "12 Mar 14:05" on another day, in the member's locale (the island's `locale` prop, "en-GB"). */
+export function messageTime(iso: string | null, locale: string, now: Date = new Date()): string {
   if (!iso) return "";
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return "";
-  const lang = locale ?? pageLocale();
-  const time = date.toLocaleTimeString(lang, { hour: "2-digit", minute: "2-digit" });
+  const time = date.toLocaleTimeString(locale, { hour: "2-digit", minute: "2-digit" });
   if (date.toDateString() === now.toDateString()) return time;
-  return `${date.toLocaleDateString(lang, { day: "numeric", month: "short" })} ${time}`;
+  return `${date.toLocaleDateString(locale, { day: "numeric", month: "short" })} ${time}`;
 }
 
 /**

@@ -93,6 +93,8 @@ export interface ChatProps extends IslandProps {
   costLabels: Record<MessageKind, string>;
   openers: string[];
   openGifts?: boolean;
+  /** The member's locale, language and country ("en-GB", apps.common.locale.locale_tag): message times. */
+  locale: string;
   urls: ChatUrls;
 }
 

@@ -7,6 +7,10 @@ import { appStore } from "../../lib/store";
 import type { SearchState } from "./useSearch";
 import type { ProfileCard, SearchStrings } from "./types";
 
+/** No results' icon (Bootstrap Icons "search"). */
+const SEARCH_ICON =
+  "M11.742 10.344a6.5 6.5 0 1 0-1.397 1.398h-.001q.044.06.098.115l3.85 3.85a1 1 0 0 0 1.415-1.414l-3.85-3.85a1 1 0 0 0-.115-.1zM12 6.5a5.5 5.5 0 1 1-11 0 5.5 5.5 0 0 1 11 0";
+
 type LikeState = "idle" | "liked" | "match" | "busy";
 
 /** Like / unlike from a result card (issue 5). Visitors get the login message. */
@@ -171,7 +175,7 @@ export function Results({ state, strings, profileUrl, likesUrl, loginUrl, onLoad
       {state.results.length > 0 ? (
         <Grid cards={state.results} testId="search-results" {...common} />
       ) : (
-        <EmptyState icon="search" title={strings.noResults} text={strings.noResultsHelp} testId="search-empty" />
+        <EmptyState icon={SEARCH_ICON} title={strings.noResults} text={strings.noResultsHelp} testId="search-empty" />
       )}
       {state.hasMore && (
         <div className="text-center mb-4">

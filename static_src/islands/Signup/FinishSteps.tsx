@@ -6,7 +6,7 @@
 import { useEffect, useState } from "react";
 
 import { post } from "../../lib/api";
-import { pushPermission, pushSupported } from "../../lib/push";
+import { pushPermission, pushSupported } from "../../lib/pushSupport";
 import { ErrorAlert, fill, toApiError } from "./components";
 import type { SignupProps } from "./types";
 

@@ -19,8 +19,8 @@ import { Fragment, useEffect, useState, type ReactNode } from "react";
 
 import { post } from "../../lib/api";
 import { Dialog } from "../../lib/Dialog";
-import { appStore, setTimeBonus, useStore, type AppState } from "../../lib/store";
-import { formatCountdown, useCountdown } from "./countdown";
+import { appStore, useStore, type AppState } from "../../lib/store";
+import { formatCountdown, setTimeBonus, useCountdown } from "./countdown";
 
 export interface TimeBonusStrings {
   bannerText: string;

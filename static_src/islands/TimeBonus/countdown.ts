@@ -13,9 +13,15 @@
  */
 import { useLayoutEffect } from "react";
 
-import { appStore, createStore, setTimeBonus, useStore, type AppState, type TimeBonus } from "../../lib/store";
+import { appStore, createStore, useStore, type AppState, type Store, type TimeBonus } from "../../lib/store";
 
 export const TICK_MS = 1000;
+
+/** Sets (or with null clears) the member's time bonus (appStore.timeBonus; only this island
+ * changes it, so it lives here and not with every page's store code). */
+export function setTimeBonus(timeBonus: TimeBonus | null, store: Store<AppState> = appStore): void {
+  store.set({ timeBonus });
+}
 export const TIME_BONUS_SECONDS = 14_400;
 
 /** Whole seconds left of the time bonus (0 when there is none), at most 4 hours. */

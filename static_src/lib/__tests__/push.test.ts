@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
-import { installPushMessageHandler, PUSH_MESSAGE_EVENT, pushPermission, pushSupported, rememberPushMessage } from "../push";
+import { installPushMessageHandler, PUSH_MESSAGE_EVENT, rememberPushMessage } from "../push";
+import { pushPermission, pushSupported } from "../pushSupport";
 import { currentPushSubscription, syncPushState, urlBase64ToUint8Array } from "../pushSubscription";
 import { createStore, initialAppState, PUSH_LAST_MESSAGE_KEY, readPushLastMessage, type AppState } from "../store";
 

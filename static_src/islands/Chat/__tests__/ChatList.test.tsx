@@ -25,7 +25,7 @@ const items = () => screen.getAllByTestId(/^chat-item-\d+$/).map((el) => el.getA
 
 function renderList(chats = [chat(9), chat(4), chat(12)], current: number | null = null) {
   setChats(chats);
-  return render(<ChatList strings={strings} urls={urls} current={current} />);
+  return render(<ChatList strings={strings} urls={urls} current={current} locale="en-GB" />);
 }
 
 function deleteChat(conversation: number) {

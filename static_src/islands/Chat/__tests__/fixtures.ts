@@ -138,6 +138,7 @@ export function chatProps(extra: Partial<ChatProps> = {}): ChatProps {
     costLabels: { text: "1 credit", photo: "3 credits", gift: "5 credits" },
     openers,
     openGifts: false,
+    locale: "en-GB",
     urls,
     strings,
     ...extra,

@@ -3,8 +3,8 @@ import { act, cleanup, fireEvent, render, screen } from "@testing-library/react"
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 import { configureApi, resetApiConfig } from "../../../lib/api";
-import { appStore, initialAppState, parseTimeBonus, setTimeBonus, type AppUser } from "../../../lib/store";
-import { formatCountdown, resetCountdown, secondsLeft, TICK_MS, TIME_BONUS_SECONDS } from "../countdown";
+import { appStore, initialAppState, parseTimeBonus, type AppUser } from "../../../lib/store";
+import { formatCountdown, resetCountdown, secondsLeft, setTimeBonus, TICK_MS, TIME_BONUS_SECONDS } from "../countdown";
 import { MEMBERS_AREA_KEY, resetTimeBonusModal, TimeBonus, type TimeBonusProps } from "../TimeBonus";
 
 const strings: TimeBonusProps["strings"] = {
