@@ -301,6 +301,16 @@ TRACK_REQUESTS = """
 """
 
 
+# Images shown without width and height (or a CSS aspect ratio): the page shifts when they load.
+UNSIZED_IMAGES = """
+() => [...document.images]
+  .filter((img) => img.getClientRects().length > 0)
+  .filter((img) => !(img.getAttribute("width") && img.getAttribute("height")))
+  .filter((img) => getComputedStyle(img).aspectRatio === "auto")
+  .map((img) => img.outerHTML.slice(0, 160))
+"""
+
+
 def track_requests(page) -> None:
     page.add_init_script(TRACK_REQUESTS)
 
@@ -371,6 +381,7 @@ def test_page_has_no_axe_violations(contexts, a11y_data, domain, language, width
     page.goto(contexts.server.url(domain, address))
     expect(page.locator("html")).to_have_attribute("lang", language)
     assert_accessible(page, f"{domain} {language} {width} {path} ({who})")
+    assert not page.evaluate(UNSIZED_IMAGES), f"images without a size on {path}: no room is kept while they load"
     check_clean(violations, errors, path)
 
 
