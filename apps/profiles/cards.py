@@ -54,12 +54,15 @@ def shown_fields(site: Site | None) -> list[str]:
 
 
 def profile_place(profile: Profile, shown) -> str:
-    """City, region and country, each only when the site shows it."""
+    """City, region and country, each only when the site shows it (a region named like
+    the city once)."""
     parts = []
     if "city" in shown and profile.city:
         parts.append(profile.city)
     if "region" in shown and profile.region:
-        parts.append(region_name(profile.region))
+        region = region_name(profile.region)
+        if region.casefold() != profile.city.casefold() or "city" not in shown:  # "Groningen, Groningen"
+            parts.append(region)
     if "country" in shown and profile.country:
         parts.append(str(profile.country.name))
     return ", ".join(parts)

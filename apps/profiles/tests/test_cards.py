@@ -68,6 +68,14 @@ def test_a_card_has_the_sites_facts_only(site):
     assert card["age"] is None and card["facts"] == [] and card["city"] == ""
 
 
+def test_a_region_named_like_the_city_is_said_once(site):
+    hans = member(site, "Hans", city="Groningen", region="NL-GR", country="NL")
+    _set(site, visible_profile_fields=["city", "region", "country"])
+    assert _card(site, hans)["facts"][0]["text"] == "Groningen, Netherlands"
+    _set(site, visible_profile_fields=["region", "country"])
+    assert _card(site, hans)["facts"][0]["text"] == "Groningen, Netherlands"
+
+
 def test_notes_and_the_fictional_label_follow_the_site(site):
     fiction = member(site, "Fiction", is_fictional=True, is_cam=True)
     plain = member(site, "Plain")
