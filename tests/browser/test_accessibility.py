@@ -48,6 +48,7 @@ PUBLIC_PATHS = [
     "/activate/done",
     "/activate/error",
     "/account-deleted",
+    "/mail-change/do",  # without a valid link: its error
     "/no-such-page",  # the error page (404)
     "/pages/terms",
     "/pages/privacy",
@@ -107,7 +108,16 @@ MEMBER_PATHS = [
     "/no-such-page",
 ]
 # The empty states: a member who signed up just now, without photos, likes or chats.
-EMPTY_PATHS = ["/likes/received", "/likes/sent", "/likes/matches", "/chats", "/profile", "/transactions", "/members"]
+EMPTY_PATHS = [
+    "/complete-signup",
+    "/likes/received",
+    "/likes/sent",
+    "/likes/matches",
+    "/chats",
+    "/profile",
+    "/transactions",
+    "/members",
+]
 
 # (domain, language, width): which pages are checked there.
 COMBINATIONS = [
