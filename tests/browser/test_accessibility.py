@@ -407,14 +407,7 @@ MODALS = [
     "chat-gifts",
     "chat-delete",
 ]
-MODAL_COMBINATIONS = [
-    ("localhost", "en", 390),
-    ("localhost", "en", 1280),
-    ("gay.localhost", "en", 390),
-    ("gay.localhost", "en", 1280),
-    ("localhost", "fr", 390),
-    ("gay.localhost", "de", 390),
-]
+MODAL_COMBINATIONS = COMBINATIONS  # every modal where the pages are checked
 
 
 def _liker(site: Site, profile_id: int, users: list[int]) -> None:
