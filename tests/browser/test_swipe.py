@@ -54,8 +54,9 @@ def women(site):
     in_thread(_profiles_delete, site, made)
 
 
-def test_four_likes_then_the_wait(site_server, page, site, women):
-    email, profile = member(site, "Swiper")
+def to_the_game(site_server, page, site, women, prefix: str) -> None:
+    """A man looking for women, six of them to swipe, logged in on the swipe game."""
+    email, profile = member(site, prefix)
 
     def make_him_a_man() -> None:
         with on_site(site):
@@ -63,9 +64,12 @@ def test_four_likes_then_the_wait(site_server, page, site, women):
 
     in_thread(make_him_a_man)
     women(6)
-
     log_in(page, site_server, email)
     page.goto(site_server.url("localhost", "/swipe-game"))
+
+
+def test_four_likes_then_the_wait(site_server, page, site, women):
+    to_the_game(site_server, page, site, women, "Swiper")
     game = page.get_by_test_id("swipe-game")
     expect(game.get_by_test_id("swipe-likes-left")).to_have_text("Likes left today: 4")
     like = page.get_by_test_id("swipe-like")
@@ -100,17 +104,7 @@ def _focus_ring(locator) -> str:
 def test_keyboard_only_swipes_with_visible_focus(site_server, page, site, women):
     """Tab reaches pass and like with a visible focus ring, their keys are described for
     screen readers, and the arrow keys pass and like while a button has focus."""
-    email, profile = member(site, "Keys")
-
-    def make_him_a_man() -> None:
-        with on_site(site):
-            Profile.objects.filter(pk=profile.pk).update(gender="male", sexuality="hetero")
-
-    in_thread(make_him_a_man)
-    women(6)
-
-    log_in(page, site_server, email)
-    page.goto(site_server.url("localhost", "/swipe-game"))
+    to_the_game(site_server, page, site, women, "Keys")
     expect(page.get_by_test_id("swipe-likes-left")).to_have_text("Likes left today: 4")
     pass_button, like = page.get_by_test_id("swipe-pass"), page.get_by_test_id("swipe-like")
     keys = page.get_by_test_id("swipe-keys")
