@@ -245,6 +245,28 @@ def a11y_data(django_db_setup, django_db_blocker):
 # --- Browser -------------------------------------------------------------------------
 
 
+def open_page(chromium, server, site_data, domain: str, language: str, width: int, user=None, entry_ok: bool = True):
+    """A new context at `width` in `language` (the entry warning passed unless not
+    `entry_ok`, logged in as `user` if given) with one page whose requests are tracked:
+    (context, page, its CSP violations, its JavaScript errors)."""
+    viewport = PHONE if width == PHONE["width"] else DESKTOP
+    context = chromium.new_context(viewport=viewport, locale="en-US", reduced_motion="reduce")
+    violations = csp_violations(context)
+    url = server.url(domain, "/")
+    cookies = [{"name": settings.LANGUAGE_COOKIE_NAME, "value": language, "url": url}]
+    if entry_ok:
+        cookies.append({"name": settings.ENTRY_WARNING_COOKIE_NAME, "value": "1", "url": url})
+    if user is not None:
+        session = in_thread(_session, site_data.site, user)
+        cookies.append({"name": settings.SESSION_COOKIE_NAME, "value": session, "url": url})
+    context.add_cookies(cookies)
+    page = context.new_page()
+    track_requests(page)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return context, page, violations, errors
+
+
 class Contexts:
     """One browser context (and page) per combination of site, language, width and visitor."""
 
@@ -255,23 +277,11 @@ class Contexts:
     def page(self, domain: str, language: str, width: int, who: str):
         key = (domain, language, width, who)
         if key not in self.made:
-            viewport = PHONE if width == PHONE["width"] else DESKTOP
-            context = self.chromium.new_context(viewport=viewport, locale="en-US", reduced_motion="reduce")
-            violations = csp_violations(context)
-            url = self.server.url(domain, "/")
-            cookies = [
-                {"name": settings.LANGUAGE_COOKIE_NAME, "value": language, "url": url},
-                {"name": settings.ENTRY_WARNING_COOKIE_NAME, "value": "1", "url": url},
-            ]
-            if who != "visitor":
-                site_data = self.data[domain]
-                session = in_thread(_session, site_data.site, site_data.sessions[who])
-                cookies.append({"name": settings.SESSION_COOKIE_NAME, "value": session, "url": url})
-            context.add_cookies(cookies)
-            page = context.new_page()
-            track_requests(page)
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            site_data = self.data[domain]
+            user = None if who == "visitor" else site_data.sessions[who]
+            context, page, violations, errors = open_page(
+                self.chromium, self.server, site_data, domain, language, width, user
+            )
             self.made[key] = (context, page, violations, errors)
         return self.made[key]
 
@@ -435,22 +445,10 @@ def fresh_context(chromium, asgi_server, django_db_blocker):
     made = []
 
     def make(site_data, domain: str, language: str, width: int, user=None, entry_ok: bool = True):
-        viewport = PHONE if width == PHONE["width"] else DESKTOP
-        context = chromium.new_context(viewport=viewport, locale="en-US", reduced_motion="reduce")
-        violations = csp_violations(context)
-        url = asgi_server.url(domain, "/")
-        cookies = [{"name": settings.LANGUAGE_COOKIE_NAME, "value": language, "url": url}]
-        if entry_ok:
-            cookies.append({"name": settings.ENTRY_WARNING_COOKIE_NAME, "value": "1", "url": url})
-        if user is not None:
-            with django_db_blocker.unblock():
-                session = in_thread(_session, site_data.site, user)
-            cookies.append({"name": settings.SESSION_COOKIE_NAME, "value": session, "url": url})
-        context.add_cookies(cookies)
-        page = context.new_page()
-        track_requests(page)
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        with django_db_blocker.unblock():
+            context, page, violations, errors = open_page(
+                chromium, asgi_server, site_data, domain, language, width, user, entry_ok=entry_ok
+            )
         made.append((context, violations, errors))
         return page
 
