@@ -128,7 +128,7 @@ def channel_keys_delete(prefix: str) -> int:
 # --- Data ---------------------------------------------------------------------------
 
 
-def make_members(count: int) -> dict:
+def make_members(count: int, *, domain: str = DOMAIN, name: str = SITE_NAME, credits: int = CREDITS) -> dict:
     """The site, `count` members with sessions and credits, a conversation per pair."""
     from django.db import connection
     from django_tenants.utils import tenant_context
@@ -138,16 +138,16 @@ def make_members(count: int) -> dict:
 
     connection.set_schema_to_public()
     site = site_create(
-        name=SITE_NAME, domain=DOMAIN, countries=["GB"], languages=["en"], domain_language="en",
-        support_email="support@ws.bench.localhost",
+        name=name, domain=domain, countries=["GB"], languages=["en"], domain_language="en",
+        support_email=f"support@{domain}",
     )  # fmt: skip
     started = time.perf_counter()
     with tenant_context(site):
         users, profiles, sessions = members_with_sessions(
             count=count,
             prefix="member",
-            email_domain=DOMAIN,
-            credits=CREDITS,
+            email_domain=domain,
+            credits=credits,
             gender=lambda n: "female" if n % 2 else "male",
         )
         conversations = [
@@ -170,8 +170,9 @@ class Sockets:
     """Every member's socket, each with a reader that resolves the waiter of the
     marker in an incoming message.new."""
 
-    def __init__(self, base_url: str, sessions: list[str]) -> None:
+    def __init__(self, base_url: str, sessions: list[str], domain: str = DOMAIN) -> None:
         self.port = int(base_url.rsplit(":", 1)[1])
+        self.domain = domain
         self.sessions = sessions
         self.sockets: dict[int, object] = {}
         self.readers: list[asyncio.Task] = []
@@ -187,10 +188,10 @@ class Sockets:
         from websockets.asyncio.client import connect
 
         socket = await connect(
-            f"ws://{DOMAIN}:{self.port}/ws/",
+            f"ws://{self.domain}:{self.port}/ws/",
             host="127.0.0.1",
             port=self.port,
-            origin=f"http://{DOMAIN}:{self.port}",
+            origin=f"http://{self.domain}:{self.port}",
             additional_headers=self.headers(index),
             open_timeout=60,
             ping_interval=None,  # idle means idle: no keep-alive frames while measuring
