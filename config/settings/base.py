@@ -8,6 +8,7 @@ import environ
 from celery.schedules import crontab
 from csp.constants import NONCE, NONE, SELF
 from django.utils.translation import gettext_lazy as _
+from kombu import Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -331,6 +332,22 @@ CELERY_TASK_ACKS_LATE = True
 # queue at once for the next process; tasks are idempotent (tests/test_worker_kill.py).
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Three queues, so that a slow mail server or push service never holds up a payment, and
+# the reverse (docs/deploy.md): production runs a worker per queue (Procfile). A worker
+# started without -Q consumes every queue listed here (`make run`, the benchmarks).
+# Each its own routing key: queues declared by name only share the default one and a
+# message would be copied to all three.
+CELERY_TASK_QUEUES = tuple(Queue(name, routing_key=name) for name in ("default", "notify", "money"))
+CELERY_TASK_DEFAULT_QUEUE = "default"
+CELERY_TASK_ROUTES = {
+    # Mail and push: notices, campaigns, reminders, and the accounts' own mails.
+    "apps.notifications.tasks.*": {"queue": "notify"},
+    "apps.accounts.tasks.mail_send": {"queue": "notify"},
+    # Money: payment webhooks and reconciliation, credit grants.
+    "apps.payments.tasks.*": {"queue": "money"},
+    "apps.credits.tasks.*": {"queue": "money"},
+    # Everything else (members_erase_expired...) goes to "default".
+}
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE: dict = {
     # Erase members deleted more than REACTIVATION_DAYS ago, on every site.
