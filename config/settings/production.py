@@ -1,10 +1,26 @@
+"""Production: every process (web, workers, beat; Procfile, deploy/compose.yaml) loads
+these settings and takes everything that differs between machines from the environment
+(docs/deploy.md). The values that must be the same in every process (the secret key, the
+database, Redis, the web push key pair) have no default here: a process started without
+them stops at once instead of running alone against a local database or with a key of
+its own."""
+
 from config.settings.base import *  # noqa: F403
 from config.settings.base import COOKIE_PREFIX, env
 
 DEBUG = False
 SECRET_KEY = env("DJANGO_SECRET_KEY")
+# Read again without defaults (base falls back to localhost for development).
+env("DATABASE_URL")
+env("REDIS_URL")
+# Pushes signed in one process are checked against the key the browser subscribed with,
+# which another process served: one pair for the deployment.
+VAPID_PRIVATE_KEY = env("VAPID_PRIVATE_KEY")
+VAPID_PUBLIC_KEY = env("VAPID_PUBLIC_KEY")
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
+# The load balancer's health check (GET /healthz over plain HTTP) is not redirected.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 SECURE_HSTS_SECONDS = 60 * 60 * 24 * 365
 # Each site's domain and its subdomains are HTTPS only; the domains may be preloaded.
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", default=True)
@@ -14,8 +30,20 @@ CSRF_COOKIE_SECURE = True
 # The __Host- prefix binds the auth cookie to the exact site host over HTTPS.
 SESSION_COOKIE_NAME = f"__Host-{COOKIE_PREFIX}session"
 CSRF_COOKIE_NAME = f"__Host-{COOKIE_PREFIX}csrftoken"
+# Media on a volume every process mounts at MEDIA_ROOT (one machine), or on S3-compatible
+# storage past one machine: MEDIA_STORAGE_BACKEND=storages.backends.s3.S3Storage with
+# the AWS_* variables below (django-storages; boto3 must be installed in the image).
 STORAGES = {
     "default": {"BACKEND": env("MEDIA_STORAGE_BACKEND", default="apps.common.storage.SiteFileSystemStorage")},
+    # `manage.py collectstatic` at build time (deploy/Dockerfile); whitenoise serves them.
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
+AWS_STORAGE_BUCKET_NAME = env("AWS_STORAGE_BUCKET_NAME", default="")
+AWS_S3_ENDPOINT_URL = env("AWS_S3_ENDPOINT_URL", default=None)
+AWS_S3_REGION_NAME = env("AWS_S3_REGION_NAME", default=None)
+AWS_S3_CUSTOM_DOMAIN = env("AWS_S3_CUSTOM_DOMAIN", default=None)
+AWS_DEFAULT_ACL = None
+AWS_QUERYSTRING_AUTH = env.bool("AWS_QUERYSTRING_AUTH", default=False)
+# The mail server: EMAIL_URL=smtp+tls://user:password@smtp.example.com:587 (django-environ).
+vars().update(env.email_url("EMAIL_URL", default="smtp://localhost:25"))
 EMAIL_BACKEND = env("EMAIL_BACKEND", default="django.core.mail.backends.smtp.EmailBackend")
