@@ -396,7 +396,16 @@ CHANNEL_LAYERS = {
                     # 1,000 sockets closing at once each discard their group membership.
                     "max_connections": 1000,
                 }
-            ]
+            ],
+            # Every socket of a process receives through one Redis key per process
+            # ("specific.<process>!"), and the layer's capacity (100 by default) applies to
+            # that key: a process more than 100 events behind (a burst of messages, a
+            # news notice to thousands of members on one process) dropped the rest with a
+            # "channels over capacity" warning (bench "scale": messages never reached
+            # their recipients with 32 POSTs in flight to one process). The process's queue
+            # may hold this many; each socket's own buffer in the process keeps the
+            # default 100, and events expire after 60 s (the layer's expiry).
+            "channel_capacity": {"specific.*": 20000},
         },
     }
 }
