@@ -1,19 +1,27 @@
 import os
 
-from django.core.asgi import get_asgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+django.setup(set_prefix=False)
 
-django_asgi_app = get_asgi_application()
+# The site's handler runs the sync middleware stack and the view in one worker-thread
+# call per request (apps.common.asgi).
+from apps.common.asgi import SiteASGIHandler  # noqa: E402
+
+django_asgi_app = SiteASGIHandler()
 
 # Django must be set up before the consumers and their models are imported.
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from apps.chat.routing import SameOriginValidator, SiteSessionMiddleware, websocket_urlpatterns  # noqa: E402
+from apps.pages.page_cache import PageCacheApp  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        # Visitors' landing pages from the cache, before Django's request cycle
+        # (apps.pages.page_cache); everything else goes on to Django.
+        "http": PageCacheApp(django_asgi_app),
         # /ws/ on every site's host (apps.chat.routing).
         "websocket": SameOriginValidator(SiteSessionMiddleware(URLRouter(websocket_urlpatterns))),
     }

@@ -1,0 +1,54 @@
+"""The site's ASGI request handler.
+
+Django's ASGIHandler costs a sync site like this one more than it needs to:
+- it runs a sync middleware stack in three thread hops per request: into a worker
+  thread for the middleware, back to the event loop for the inner async handler, and
+  into the worker thread again for the view;
+- every request gets a thread of its own (a new single-thread executor per request
+  context), started and joined per request: about 0.25 ms of CPU on the development
+  machine against 0.03 ms for a call on a running thread.
+
+Every middleware and view of the site is sync, so this handler loads the stack in sync
+mode and runs the whole of it, middleware and view, in one call to the request's thread;
+and that thread comes from a pool of single-thread executors that live on between
+requests. A request still has one thread to itself from start to end (Django's
+thread-sensitive rule: the database connection opened in it is closed in it by
+`request_finished`), just not a new one. Request reading, the request signals, streaming
+and disconnect handling stay Django's. The request-cycle benchmark (bench/bench_search.py,
+docs/bench.md) measures the stack against a Django handler with no middleware."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from django.core.handlers.asgi import ASGIHandler
+
+# Idle request threads kept for the next requests; more than this many at once are
+# started for the burst and stopped after it.
+IDLE_THREADS_KEPT = 64
+
+
+class SiteASGIHandler(ASGIHandler):
+    def __init__(self):
+        super().__init__()
+        self._idle: list[ThreadPoolExecutor] = []
+
+    def load_middleware(self, is_async=False):
+        super().load_middleware(is_async=False)
+
+    async def get_response_async(self, request):
+        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+        executor = self._idle.pop() if self._idle else ThreadPoolExecutor(1, thread_name_prefix="request")
+        try:
+            async with ThreadSensitiveContext(executor=executor):
+                await self.handle(scope, receive, send)
+        finally:
+            if len(self._idle) < IDLE_THREADS_KEPT:
+                self._idle.append(executor)
+            else:
+                executor.shutdown(wait=False)
