@@ -17,7 +17,7 @@ from apps.accounts.selectors import age_on
 from apps.profiles.models import Profile
 from apps.profiles.selectors import public_thumb_url
 from apps.tenants.models import Site, _default_visible_fields
-from apps.tenants.selectors import region_name
+from apps.tenants.selectors import country_name, region_name
 
 # The choice fields a card lists on one line, in the order of PROFILE_FIELDS.
 DETAIL_FIELDS = ("gender", "sexuality", "relationship_status", "body_type", "hair_color", "eye_color", "tattoos")
@@ -53,6 +53,12 @@ def shown_fields(site: Site | None) -> list[str]:
     return list(site.visible_profile_fields) if site is not None else _default_visible_fields()
 
 
+def country_code(profile: Profile) -> str:
+    """The profile's country code as stored: reading `profile.country` makes a
+    django-countries Country object each time, which a list of cards pays per card."""
+    return profile.__dict__.get("country") or ""
+
+
 def profile_place(profile: Profile, shown) -> str:
     """City, region and country, each only when the site shows it (a region named like
     the city once)."""
@@ -63,8 +69,8 @@ def profile_place(profile: Profile, shown) -> str:
         region = region_name(profile.region)
         if region.casefold() != profile.city.casefold() or "city" not in shown:  # "Groningen, Groningen"
             parts.append(region)
-    if "country" in shown and profile.country:
-        parts.append(str(profile.country.name))
+    if "country" in shown and (code := country_code(profile)):
+        parts.append(country_name(code))
     return ", ".join(parts)
 
 
@@ -145,7 +151,7 @@ def profile_card(profile: Profile, *, today: date | None = None, site: Site | No
     thumb = public_thumb_url(profile)
     return {
         **card_basics(profile, shown, today),
-        "country": profile.country.code if "country" in shown and profile.country else "",
+        "country": country_code(profile) if "country" in shown else "",
         "facts": card_facts(profile, shown),
         "notes": profile_notes(profile, site),
         "fictional": fictional_label(profile, site),

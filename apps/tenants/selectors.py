@@ -6,6 +6,8 @@ from functools import lru_cache
 import pycountry
 from django.conf import settings
 from django.http import HttpRequest
+from django.utils.translation import get_language
+from django_countries import countries
 
 from apps.tenants.constants import INTERFACE_LANGUAGES, VISIBLE_LANGUAGES_BY_COUNTRY, Niche
 from apps.tenants.models import Company, Site
@@ -62,11 +64,26 @@ def regions_for_country(country: str) -> tuple[dict, ...]:
     return tuple(sorted(regions, key=lambda item: item["name"]))
 
 
+@lru_cache(maxsize=4096)
 def region_name(code: str) -> str:
     """The name of one region (ISO 3166-2 code) as members read it; the code itself when
     ISO does not know it."""
     subdivision = pycountry.subdivisions.get(code=code) if code else None
     return region_plain_name(subdivision.name) if subdivision else code
+
+
+_COUNTRY_NAMES: dict[tuple[str, str], str] = {}
+
+
+def country_name(code: str) -> str:
+    """A country's name in the active language: django-countries' translation, looked up
+    once per language and country (a card list names the same few countries again and
+    again, and each lookup through gettext costs more than the rest of the card)."""
+    key = (get_language() or "", code)
+    name = _COUNTRY_NAMES.get(key)
+    if name is None:
+        name = _COUNTRY_NAMES[key] = str(countries.name(code)) or code
+    return name
 
 
 def regions_offered(chosen, country: str) -> list[dict]:
