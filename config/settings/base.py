@@ -126,7 +126,7 @@ REDIS_URL = env("REDIS_URL", default="redis://127.0.0.1:6379/0")
 
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "apps.common.cache.SiteRedisCache",
         "LOCATION": REDIS_URL,
         # Every key carries the schema of the site it belongs to.
         "KEY_FUNCTION": "django_tenants.cache.make_key",

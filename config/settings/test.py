@@ -10,7 +10,7 @@ CELERY_TASK_EAGER_PROPAGATES = True
 MEDIA_ROOT = BASE_DIR / ".data" / "test-media"
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "apps.common.cache.SiteRedisCache",
         "LOCATION": env("REDIS_URL", default="redis://127.0.0.1:6379/0"),
         "KEY_FUNCTION": "django_tenants.cache.make_key",
         "REVERSE_KEY_FUNCTION": "django_tenants.cache.reverse_key",
