@@ -89,7 +89,8 @@ def test_every_task_goes_to_the_queue_of_its_kind():
     keys = [queue.routing_key for queue in settings.CELERY_TASK_QUEUES]
     assert len(set(keys)) == len(keys)
     # A worker started without -Q (`make run`, the benchmarks) consumes all of them.
-    assert set(celery_app.amqp.queues) == {queue.name for queue in settings.CELERY_TASK_QUEUES}
+    # (The app's queue map also gains the queues tests send to by name: read the setting.)
+    assert {queue.name for queue in celery_app.conf.task_queues} == {"default", "notify", "money"}
 
 
 def test_the_compose_file_runs_the_procfiles_processes_with_the_production_settings():
