@@ -40,6 +40,7 @@ from apps.landers.selectors import (
     site_lander_video,
     site_page,
 )
+from apps.pages import page_cache
 from apps.profiles.models import Profile
 from apps.profiles.selectors_view import profile_location
 from apps.tenants.selectors import request_country, selected_country
@@ -105,6 +106,9 @@ def _render(request: HttpRequest, template: str, context: dict, *, lander: str, 
     context = {"copy": niche_copy(site.niche), "lander": lander, "thumb_side": THUMB_SIDE, **context}
     response = render(request, template, context)
     lander_visit_keep(response, request, lander=lander, campaign=slug)
+    # Visitors of the same variant get this page from the cache (apps.pages.page_cache),
+    # with their own tracking cookie.
+    page_cache.offer(request, lander=lander, campaign=slug)
     return response
 
 

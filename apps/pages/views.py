@@ -12,6 +12,7 @@ from django.views.decorators.http import require_http_methods
 from apps.accounts.selectors import signup_allowed
 from apps.landers.copy import niche_copy
 from apps.landers.selectors import THUMB_SIDE
+from apps.pages import page_cache
 from apps.pages.selectors import HOME_MOSAIC, home_cards
 from apps.tenants.selectors import request_country, visible_languages
 
@@ -68,6 +69,8 @@ def index(request: HttpRequest) -> HttpResponse:
             "signup_url": reverse("signup"),
             "login_url": f"{reverse('login')}?{urlencode({'next': '/'})}",
         }
+        # The same page for every visitor of this variant (apps.pages.page_cache).
+        page_cache.offer(request)
     return render(request, "pages/index.html", context)
 
 

@@ -1,0 +1,596 @@
+"""Visitors' landing pages from a cache: the home page and the landers, answered at the
+ASGI level without Django's request cycle when the same page was rendered a moment ago.
+
+A visitor's landing page is the same for every visitor of a site who reads it in the same
+language from the same country with the same cookies that matter; only the CSRF token,
+the CSP nonce and the cookies differ per response. So:
+
+- `PageCacheApp` wraps the Django ASGI application (config/asgi.py). For a GET without a
+  query string, without a session or messages cookie, on a site this process has in its
+  site cache (apps.tenants.middleware), it computes the page's *variant*: the site's
+  settings (a fingerprint of its and its company's fields), the built assets (the esbuild
+  manifest's mtime), the Host header, https or not, the path, the language the site
+  middleware would pick, the visitor's country, whether the entry warning was accepted, the
+  cookie choice, and whether the tracking cookie holds a network or any tracking parameter
+  (signup offer, cookie banner). A stored page of that variant younger than PAGE_SECONDS
+  is sent at once with a fresh nonce (body and CSP header), a CSRF token masked from the
+  visitor's CSRF cookie (or a new secret, sent as Django sends it), and for landers the
+  tracking cookie that `apps.accounts.tracking.lander_visit_keep` would set. No query, no
+  thread, one Redis HGET.
+- Otherwise Django handles the request. A view that may be cached calls `offer()` (the
+  home page and the landers, for visitors only). `offer()` computes the variant again from
+  Django's own request (after the site, locale, session and auth middleware), and the page
+  is stored only when both agree, the answer is a 200 with a CSP nonce, and it sets no
+  cookie but the CSRF cookie and the tracking cookie of a lander: a response that starts a
+  session or carries messages is never stored. The nonce and every masked form of the
+  response's CSRF secret are replaced by markers; the secret itself must not be left in
+  the page.
+
+Entries live in one Redis hash per site, `<schema>:<KEY_PREFIX>:1:page-cache` (the
+django-tenants key layout of the site cache, so the test and bench prefixes separate them
+too); the hash expires STORE_SECONDS after it was made, so entries of old variants do not
+pile up. Saving a site, its domains, its company, its lander video or pages, a photo or
+deleting a profile drops the site's hash (`site_pages_forget`, connected in apps.pages.apps);
+a site's settings are part of the variant anyway, so other processes, whose site cache
+lags up to SITE_CACHE_SECONDS, never serve a page of the old settings under the new ones.
+docs/decisions.md "Landing pages from a cache" says why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextvars
+import hashlib
+import logging
+import os
+import pickle
+import re
+import threading
+import time
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.http.cookie import parse_cookie
+
+logger = logging.getLogger(__name__)
+
+# A stored page is served this long after it was rendered; for up to PAGE_SECONDS more
+# while one request of this process renders it again (the others do not wait for it).
+PAGE_SECONDS = 30
+# A site this long past its time in the site cache is still used while a background
+# task reloads it (apps.tenants.middleware.SITE_CACHE_SECONDS).
+SITE_STALE_SECONDS = 10
+# A site's hash of pages is dropped this long after it was made (every variant is rendered
+# again then), which bounds the entries of variants no longer asked for.
+STORE_SECONDS = 300
+# Markers for the per-response parts; HTML never holds a NUL (BadInputMiddleware).
+NONCE_MARK = b"\x00page-cache-nonce\x00"
+CSRF_MARK = b"\x00page-cache-csrf\x00"
+# Bump when the entry's layout changes.
+ENTRY_FORMAT = 1
+
+_NONCE = re.compile(rb"'nonce-([A-Za-z0-9+/=]+)'")
+_TOKEN = re.compile(rb"(?<![A-Za-z0-9])[A-Za-z0-9]{64}(?![A-Za-z0-9])")
+_CSP_HEADERS = (b"content-security-policy", b"content-security-policy-report-only")
+
+
+@dataclass(slots=True)
+class Offer:
+    variant: str
+    site: object
+    lander: str | None
+    campaign: str
+
+
+class _Slot:
+    """What the view tells the ASGI wrapper about the response being made."""
+
+    __slots__ = ("offer", "site")
+
+    def __init__(self, site) -> None:
+        self.site = site
+        self.offer: Offer | None = None
+
+
+_slot: contextvars.ContextVar[_Slot | None] = contextvars.ContextVar("page_cache_slot", default=None)
+
+
+# --- The variant -----------------------------------------------------------------------
+
+
+class _Visitor:
+    """The parts of a request that apps.common.i18n, apps.tenants.selectors and
+    apps.accounts.tracking read, for the ASGI side (no HttpRequest is built there)."""
+
+    __slots__ = ("COOKIES", "META", "headers")
+
+    get_signed_cookie = HttpRequest.get_signed_cookie
+
+    def __init__(self, cookies: dict, accept_language: str, country: str) -> None:
+        self.COOKIES = cookies
+        self.headers = {"Accept-Language": accept_language}
+        self.META = {settings.GEOIP_COUNTRY_HEADER: country}
+
+
+def site_fingerprint(site) -> str:
+    """Changes whenever one of the site's or its company's fields does: kept on the site
+    object, which the site cache replaces when it reloads the site."""
+    cached = site.__dict__.get("_page_cache_fingerprint")
+    if cached is not None:
+        return cached
+    parts = [repr([getattr(site, field.attname) for field in site._meta.concrete_fields])]
+    company = site.company if site.company_id else None
+    if company is not None:
+        parts.append(repr([getattr(company, field.attname) for field in company._meta.concrete_fields]))
+    fingerprint = hashlib.blake2b("\n".join(parts).encode(), digest_size=8).hexdigest()
+    site.__dict__["_page_cache_fingerprint"] = fingerprint
+    return fingerprint
+
+
+def _assets_version() -> str:
+    from apps.common import islands
+
+    islands.manifest()  # re-reads a rebuilt manifest
+    return str(islands._manifest["mtime"])
+
+
+def variant(*, site, host: str, secure: bool, path: str, language: str, visitor: _Visitor, country: str | None) -> str:
+    from apps.accounts.tracking import PARAMS, _cookie_data, consent
+
+    data = _cookie_data(visitor) if visitor.COOKIES.get(_tracking_cookie()) else {}
+    flags = (
+        "e" if visitor.COOKIES.get(settings.ENTRY_WARNING_COOKIE_NAME) else "-",
+        consent(visitor) or "-",
+        "n" if data.get("network") else "-",
+        "t" if any(key in data for key in PARAMS) else "-",
+    )
+    parts = (site_fingerprint(site), _assets_version(), host, "s" if secure else "-", path, language, country or "")
+    return "|".join((*parts, "".join(flags)))
+
+
+def _tracking_cookie() -> str:
+    from apps.accounts.tracking import COOKIE
+
+    return COOKIE
+
+
+def store_key(schema_name: str) -> str:
+    """The site's hash, laid out as django_tenants.cache.make_key lays out the cache's keys."""
+    return f"{schema_name}:{settings.CACHES['default'].get('KEY_PREFIX', '')}:1:page-cache"
+
+
+# --- The view's side -------------------------------------------------------------------
+
+
+def offer(request: HttpRequest, *, lander: str | None = None, campaign: str = "") -> None:
+    """The page being rendered for this request may be stored for other visitors (the
+    ASGI wrapper decides when the response is complete). `lander`/`campaign`: the lander
+    this page remembers in the tracking cookie (apps.landers.views._render)."""
+    slot = _slot.get()
+    if slot is None or getattr(request, "site", None) is not slot.site:
+        return
+    if request.user.is_authenticated or request.method != "GET" or request.META.get("QUERY_STRING"):
+        return
+    storage = getattr(request, "_messages", None)
+    if storage is not None and len(storage):
+        return
+    from apps.tenants.selectors import request_country
+
+    site = request.site
+    visitor = _Visitor(request.COOKIES, "", "")
+    key = variant(
+        site=site,
+        host=request.get_host(),
+        secure=request.is_secure(),
+        path=request.path,
+        language=request.LANGUAGE_CODE,
+        visitor=visitor,
+        country=request_country(request),
+    )
+    slot.offer = Offer(variant=key, site=site, lander=lander, campaign=campaign)
+
+
+# --- Entries ---------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Entry:
+    created: float
+    status: int
+    headers: list[tuple[bytes, bytes]]
+    body: bytes
+    csrf: bool
+    lander: str | None
+    campaign: str
+
+
+def entry_from_response(status: int, headers: list, body: bytes, offered: Offer) -> Entry | None:
+    """The response as a template, or None when it must not be stored."""
+    from django.middleware.csrf import _unmask_cipher_token
+
+    if status != 200:
+        return None
+    csrf_name = settings.CSRF_COOKIE_NAME.encode()
+    tracking_name = _tracking_cookie().encode()
+    kept, secret, nonce = [], None, None
+    for name, value in headers:
+        lower = bytes(name).lower()
+        if lower == b"set-cookie":
+            cookie, _, rest = bytes(value).partition(b"=")
+            if cookie == csrf_name:
+                secret = rest.split(b";", 1)[0]
+            elif not (cookie == tracking_name and offered.lander):
+                return None  # a session, messages, a language: not for other visitors
+            continue
+        if lower in _CSP_HEADERS:
+            found = set(_NONCE.findall(value))
+            if len(found) > 1:
+                return None
+            if found:
+                nonce = found.pop()
+                value = bytes(value).replace(b"'nonce-" + nonce + b"'", b"'nonce-" + NONCE_MARK + b"'")
+        kept.append((bytes(name), bytes(value)))
+    if not any(name.lower() == b"content-security-policy" for name, _value in kept):
+        return None
+    if nonce is not None:
+        body = body.replace(nonce, NONCE_MARK)
+    if secret is not None:
+        text = secret.decode("ascii", "replace")
+        for token in set(_TOKEN.findall(body)):
+            try:
+                if _unmask_cipher_token(token.decode("ascii")) == text:
+                    body = body.replace(token, CSRF_MARK)
+            except (ValueError, KeyError):
+                continue
+        if secret in body:
+            return None  # the visitor's own secret in the page: never for others
+    return Entry(
+        created=time.time(),
+        status=status,
+        headers=kept,
+        body=body,
+        csrf=secret is not None,
+        lander=offered.lander,
+        campaign=offered.campaign,
+    )
+
+
+def _csrf_secret(cookies: dict) -> str:
+    """The visitor's CSRF secret as CsrfViewMiddleware reads it, or a new one."""
+    from django.middleware.csrf import (
+        CSRF_TOKEN_LENGTH,
+        InvalidTokenFormat,
+        _check_token_format,
+        _get_new_csrf_string,
+        _unmask_cipher_token,
+    )
+
+    value = cookies.get(settings.CSRF_COOKIE_NAME)
+    if value is not None:
+        try:
+            _check_token_format(value)
+        except InvalidTokenFormat:
+            return _get_new_csrf_string()
+        return _unmask_cipher_token(value) if len(value) == CSRF_TOKEN_LENGTH else value
+    return _get_new_csrf_string()
+
+
+def response_messages(entry: Entry, visitor: _Visitor) -> tuple[dict, dict]:
+    """The ASGI messages of a stored page for this visitor: a fresh nonce, their CSRF
+    token, and the cookies the full stack would set."""
+    from django.middleware.csrf import _mask_cipher_secret
+
+    nonce = base64.b64encode(os.urandom(16))
+    body = entry.body.replace(NONCE_MARK, nonce)
+    cookies = HttpResponse()
+    if entry.lander:
+        from apps.accounts.tracking import lander_visit_keep
+
+        lander_visit_keep(cookies, visitor, lander=entry.lander, campaign=entry.campaign)
+    if entry.csrf:
+        secret = _csrf_secret(visitor.COOKIES)
+        body = body.replace(CSRF_MARK, _mask_cipher_secret(secret).encode("ascii"))
+        cookies.set_cookie(
+            settings.CSRF_COOKIE_NAME,
+            secret,
+            max_age=settings.CSRF_COOKIE_AGE,
+            domain=settings.CSRF_COOKIE_DOMAIN,
+            path=settings.CSRF_COOKIE_PATH,
+            secure=settings.CSRF_COOKIE_SECURE,
+            httponly=settings.CSRF_COOKIE_HTTPONLY,
+            samesite=settings.CSRF_COOKIE_SAMESITE,
+        )
+    headers = []
+    for name, value in entry.headers:
+        lower = name.lower()
+        if lower in _CSP_HEADERS:
+            value = value.replace(NONCE_MARK, nonce)
+        elif lower == b"content-length":
+            value = str(len(body)).encode("ascii")
+        headers.append((name, value))
+    for cookie in cookies.cookies.values():
+        headers.append((b"Set-Cookie", cookie.output(header="").encode("ascii").strip()))
+    start = {"type": "http.response.start", "status": entry.status, "headers": headers}
+    return start, {"type": "http.response.body", "body": body, "more_body": False}
+
+
+# --- Redis -----------------------------------------------------------------------------
+
+_clients: dict = {}
+_sync_client = None
+_sync_lock = threading.Lock()
+
+
+def _location() -> str:
+    return settings.CACHES["default"]["LOCATION"]
+
+
+def _async_client():
+    """A redis.asyncio client of the running event loop."""
+    loop = asyncio.get_running_loop()
+    client = _clients.get(loop)
+    if client is None:
+        import redis.asyncio
+
+        client = redis.asyncio.Redis.from_url(_location(), socket_timeout=2, socket_connect_timeout=2)
+        _clients.clear()  # one loop per server process; a test's finished loops go
+        _clients[loop] = client
+    return client
+
+
+def _client():
+    global _sync_client
+    if _sync_client is None:
+        with _sync_lock:
+            if _sync_client is None:
+                import redis
+
+                _sync_client = redis.Redis.from_url(_location(), socket_timeout=2, socket_connect_timeout=2)
+    return _sync_client
+
+
+async def _load(schema: str, key: str) -> tuple[Entry | None, bool]:
+    """The stored page and whether it is fresh (else it may be served while it is
+    rendered again)."""
+    raw = await _async_client().hget(store_key(schema), key)
+    if raw is None:
+        return None, False
+    fmt, entry = pickle.loads(raw)  # noqa: S301 - written by _save below, in our own key space
+    age = time.time() - entry.created
+    if fmt != ENTRY_FORMAT or age > 2 * PAGE_SECONDS:
+        return None, False
+    return entry, age <= PAGE_SECONDS
+
+
+async def _save(schema: str, key: str, entry: Entry) -> None:
+    name = store_key(schema)
+    async with _async_client().pipeline(transaction=False) as pipe:
+        pipe.hset(name, key, pickle.dumps((ENTRY_FORMAT, entry), protocol=pickle.HIGHEST_PROTOCOL))
+        pipe.expire(name, STORE_SECONDS, nx=True)
+        await pipe.execute()
+
+
+def site_pages_forget(schema_name: str) -> None:
+    """Drop every stored page of the site (its settings, photos or pages changed)."""
+    try:
+        _client().delete(store_key(schema_name))
+    except Exception:  # the entries still expire after PAGE_SECONDS
+        logger.warning("page cache of %s not dropped", schema_name, exc_info=True)
+
+
+# --- The ASGI side ---------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Visit:
+    site: object
+    variant: str
+    visitor: _Visitor
+
+
+def _header_name(meta_key: str) -> bytes:
+    return meta_key.removeprefix("HTTP_").lower().replace("_", "-").encode("latin1")
+
+
+def visit_for(scope: dict) -> Visit | None:
+    """The variant of an ASGI request, or None when it is not a visitor's plain GET of a
+    site this process knows."""
+    if scope["method"] != "GET" or scope.get("query_string") or getattr(settings, "USE_X_FORWARDED_HOST", False):
+        return None
+    headers: dict[bytes, bytes] = {}
+    for name, value in scope["headers"]:
+        headers[name] = headers[name] + b"; " + value if name == b"cookie" and name in headers else value
+    raw_host = headers.get(b"host")
+    if not raw_host:
+        return None
+    host = raw_host.decode("latin1")
+    from django.http.request import split_domain_port, validate_host
+
+    domain, _port = split_domain_port(host)
+    allowed = settings.ALLOWED_HOSTS
+    if settings.DEBUG and not allowed:
+        allowed = [".localhost", "127.0.0.1", "[::1]"]
+    if not domain or not validate_host(domain, allowed):
+        return None
+    cookies = parse_cookie(headers.get(b"cookie", b"").decode("latin1"))
+    if settings.SESSION_COOKIE_NAME in cookies or getattr(settings, "MESSAGE_COOKIE_NAME", "messages") in cookies:
+        return None
+    from apps.tenants.middleware import _site_cache
+
+    hostname = host.split(":")[0].lower().rstrip(".")
+    cached = _site_cache.get(hostname)
+    if cached is None or cached[1] is None:
+        return None
+    expires, site = cached
+    if expires <= time.monotonic():
+        if time.monotonic() - expires > SITE_STALE_SECONDS:
+            return None
+        _site_reload(hostname)
+    if not site.is_active or site.schema_name == settings.PUBLIC_SCHEMA_NAME:
+        return None
+    proxy = settings.SECURE_PROXY_SSL_HEADER
+    if proxy:
+        forwarded = headers.get(_header_name(proxy[0]), b"").decode("latin1").split(",", 1)[0].strip()
+        secure = forwarded == proxy[1]
+    else:
+        secure = scope.get("scheme") == "https"
+    if settings.SECURE_SSL_REDIRECT and not secure:
+        return None
+    from apps.common.i18n import pick_language
+    from apps.tenants.selectors import request_country
+
+    visitor = _Visitor(
+        cookies,
+        headers.get(b"accept-language", b"").decode("latin1"),
+        headers.get(_header_name(settings.GEOIP_COUNTRY_HEADER), b"").decode("latin1"),
+    )
+    language = pick_language(visitor, list(site.languages), site.domain_language or None)
+    key = variant(
+        site=site,
+        host=host,
+        secure=secure,
+        path=scope.get("root_path", "") + scope["path"],
+        language=language,
+        visitor=visitor,
+        country=request_country(visitor),
+    )
+    return Visit(site=site, variant=key, visitor=visitor)
+
+
+_site_reloads: set[str] = set()
+
+
+def _site_reload(hostname: str) -> None:
+    """Reload the site of `hostname` into the site cache in a worker thread, once at a
+    time, while the visitors are answered with the one cached."""
+    if hostname in _site_reloads:
+        return
+    _site_reloads.add(hostname)
+
+    def reload() -> None:
+        from django.db import connection
+
+        from apps.tenants.middleware import site_for_host
+
+        try:
+            connection.set_schema_to_public()
+            site_for_host(hostname)
+        finally:
+            connection.close()
+
+    async def run() -> None:
+        from asgiref.sync import sync_to_async
+
+        try:
+            await sync_to_async(reload, thread_sensitive=False)()
+        except Exception:
+            logger.warning("site %s not reloaded", hostname, exc_info=True)
+        finally:
+            _site_reloads.discard(hostname)
+
+    asyncio.get_running_loop().create_task(run())
+
+
+# Variants being rendered again in this process: their stale page is served meanwhile.
+_rendering: set[tuple[str, str]] = set()
+
+
+class PageCacheApp:
+    """ASGI middleware in front of Django's handler (config/asgi.py): answers visitors'
+    landing pages from the cache, and stores the ones Django offers (`offer`)."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["method"] != "GET" or scope.get("query_string"):
+            return await self.app(scope, receive, send)
+        entry, fresh = None, False
+        try:
+            visit = visit_for(scope)
+            if visit is not None:
+                entry, fresh = await _load(visit.site.schema_name, visit.variant)
+        except Exception:  # the full stack answers (and reports a Redis outage itself)
+            logger.warning("page cache lookup failed", exc_info=True)
+            visit = None
+        if visit is None:
+            return await self.app(scope, receive, send)
+        rendering = (visit.site.schema_name, visit.variant)
+        if entry is not None and (fresh or rendering in _rendering):
+            start, body = response_messages(entry, visit.visitor)
+            await send(start)
+            await send(body)
+            return None
+        _rendering.add(rendering)
+        try:
+            return await self._render_and_store(scope, receive, send, visit)
+        finally:
+            _rendering.discard(rendering)
+
+    async def _render_and_store(self, scope, receive, send, visit: Visit):
+        slot = _Slot(visit.site)
+        start: dict = {}
+        chunks: list[bytes] = []
+        done = False
+
+        async def capture(message):
+            nonlocal done
+            if message["type"] == "http.response.start":
+                start.update(message)
+            elif message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+                done = not message.get("more_body", False)
+            await send(message)
+
+        token = _slot.set(slot)
+        try:
+            await self.app(scope, receive, capture)
+        finally:
+            _slot.reset(token)
+        offered = slot.offer
+        if not done or offered is None or offered.variant != visit.variant or offered.site is not visit.site:
+            return
+        try:
+            entry = entry_from_response(start["status"], start.get("headers", []), b"".join(chunks), offered)
+            if entry is not None:
+                await _save(visit.site.schema_name, visit.variant, entry)
+        except Exception:
+            logger.warning("page cache store failed", exc_info=True)
+
+
+def site_pages_forget_on_commit(schema_names: list[str]) -> None:
+    """`site_pages_forget` once the change is committed (a render that read the old rows
+    before then stores a page that lives PAGE_SECONDS at most)."""
+    from django.db import transaction
+
+    for schema_name in schema_names:
+        if schema_name and schema_name != settings.PUBLIC_SCHEMA_NAME:
+            transaction.on_commit(lambda name=schema_name: site_pages_forget(name))
+
+
+def current_site_pages_forget() -> None:
+    """For a change to a site's own rows (its schema is the connection's), e.g. a photo:
+    its pages and the landers' card lists they are made of."""
+    from django.db import connection
+
+    schema_name = getattr(connection, "schema_name", None)
+    tenant = getattr(connection, "tenant", None)
+    if not schema_name or schema_name == settings.PUBLIC_SCHEMA_NAME:
+        return
+    site_id = getattr(tenant, "pk", None)
+
+    def forget() -> None:
+        site_pages_forget(schema_name)
+        if site_id is not None:
+            from django.core.cache import cache
+
+            try:
+                cache.delete_many([f"landers:cards:{site_id}", f"landers:online:{site_id}"])
+            except Exception:
+                logger.warning("lander lists of %s not dropped", schema_name, exc_info=True)
+
+    from django.db import transaction
+
+    transaction.on_commit(forget)

@@ -1,0 +1,325 @@
+"""Visitors' landing pages from the cache (apps.pages.page_cache), through the real ASGI
+application on the test database and Redis: the first visitor's request renders and
+stores, later ones are answered before Django with their own nonce, CSRF token and
+cookies."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from http.cookies import SimpleCookie
+
+import httpx
+import pytest
+from django.conf import settings
+from django.core import signing
+from django.middleware.csrf import _unmask_cipher_token
+
+from apps.accounts.tracking import COOKIE as TRACKING_COOKIE
+from apps.accounts.tracking import SALT as TRACKING_SALT
+from apps.accounts.tracking import _cookie_data
+from apps.pages import page_cache
+from apps.tenants.middleware import site_for_host
+
+NONCE = re.compile(r'nonce="([^"]+)"')
+CSP_NONCE = re.compile(r"'nonce-([^']+)'")
+TOKEN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]{64}(?![A-Za-z0-9])")
+ISLAND_ID = re.compile(r"island-([A-Za-z]+)-\d+")
+
+pytestmark = pytest.mark.django_db
+
+
+class Django:
+    """The inner application reached only when the cache does not answer."""
+
+    def __init__(self, app=None) -> None:
+        self.app = app
+        self.calls = 0
+
+    async def __call__(self, scope, receive, send):
+        self.calls += 1
+        if self.app is not None:
+            return await self.app(scope, receive, send)
+        await send({"type": "http.response.start", "status": 599, "headers": []})
+        await send({"type": "http.response.body", "body": b"django"})
+
+
+def django_app():
+    from config.asgi import django_asgi_app
+
+    return django_asgi_app
+
+
+def get(app, path: str = "/", host: str = "localhost", headers: dict | None = None) -> httpx.Response:
+    async def run() -> httpx.Response:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url=f"http://{host}") as client:
+            return await client.get(path, headers=headers or {})
+
+    return asyncio.run(run())
+
+
+def stored(site) -> dict:
+    return page_cache._client().hgetall(page_cache.store_key(site.schema_name))
+
+
+def known(*hosts: str) -> None:
+    """The process knows the sites (the site middleware's cache), as after any request."""
+    for host in hosts:
+        site_for_host(host)
+
+
+@pytest.fixture
+def queries(monkeypatch):
+    """Every SQL statement run in any thread of this process."""
+    from django.db.backends import utils
+
+    count = {"n": 0}
+    original = utils.CursorWrapper._execute
+
+    def counting(self, *args, **kwargs):
+        count["n"] += 1
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(utils.CursorWrapper, "_execute", counting)
+    return count
+
+
+def cached_only() -> tuple[page_cache.PageCacheApp, Django]:
+    inner = Django()
+    return page_cache.PageCacheApp(inner), inner
+
+
+def full_and_store(path: str = "/", host: str = "localhost", headers: dict | None = None) -> httpx.Response:
+    """A visitor's request through the whole stack, which stores the page."""
+    known(host)
+    inner = Django(django_app())
+    response = get(page_cache.PageCacheApp(inner), path, host, headers)
+    assert inner.calls == 1
+    return response
+
+
+def normalised(text: str) -> str:
+    text = NONCE.sub('nonce="N"', text)
+    text = TOKEN.sub("T", text)
+    return text
+
+
+def cookie_value(response: httpx.Response, name: str) -> str | None:
+    for header in response.headers.get_list("set-cookie"):
+        if header.startswith(f"{name}="):
+            return header.split(";", 1)[0].split("=", 1)[1]
+    return None
+
+
+def test_cached_page_is_the_full_render_with_its_own_nonce_token_and_cookie(site, queries):
+    full = full_and_store()
+    assert full.status_code == 200
+    assert len(stored(site)) == 1
+    app, inner = cached_only()
+    queries["n"] = 0
+    first, second = get(app), get(app)
+    assert inner.calls == 0
+    assert queries["n"] == 0
+    for hit in (first, second):
+        assert hit.status_code == 200
+        # The page byte for byte, but for the nonce and the CSRF token.
+        assert normalised(hit.text) == normalised(full.text)
+        assert hit.text != full.text
+        # The same headers, but for the nonce and the cookie's value and expiry.
+        assert set(hit.headers) == set(full.headers)
+        for name in full.headers:
+            if name not in ("content-security-policy", "set-cookie"):
+                assert hit.headers.get_list(name) == full.headers.get_list(name), name
+        assert CSP_NONCE.sub("N", hit.headers["content-security-policy"]) == CSP_NONCE.sub(
+            "N", full.headers["content-security-policy"]
+        )
+        # A fresh nonce, the one of the CSP header, on every nonce attribute.
+        nonce = CSP_NONCE.search(hit.headers["content-security-policy"]).group(1)
+        assert set(NONCE.findall(hit.text)) == {nonce}
+        # Every CSRF token of the page is of the secret in the visitor's new CSRF cookie,
+        # with the full stack's cookie flags.
+        secret = cookie_value(hit, settings.CSRF_COOKIE_NAME)
+        assert secret and len(secret) == 32
+        tokens = set(TOKEN.findall(hit.text))
+        assert tokens and all(_unmask_cipher_token(token) == secret for token in tokens)
+        assert secret not in hit.text
+        flags = lambda r: re.sub(r"=[^;]*;", "=;", r.headers["set-cookie"]).split("expires")[0]  # noqa: E731
+        assert flags(hit) == flags(full)
+    assert CSP_NONCE.search(first.headers["content-security-policy"]).group(1) != CSP_NONCE.search(
+        second.headers["content-security-policy"]
+    ).group(1)
+    assert cookie_value(first, settings.CSRF_COOKIE_NAME) != cookie_value(second, settings.CSRF_COOKIE_NAME)
+
+
+def test_a_visitor_keeps_their_csrf_secret(site):
+    full_and_store()
+    app, _inner = cached_only()
+    secret = "a" * 32
+    hit = get(app, headers={"Cookie": f"{settings.CSRF_COOKIE_NAME}={secret}"})
+    assert cookie_value(hit, settings.CSRF_COOKIE_NAME) == secret
+    assert all(_unmask_cipher_token(token) == secret for token in TOKEN.findall(hit.text))
+
+
+def test_a_site_is_never_answered_with_another_sites_page(two_sites):
+    site, gay_site = two_sites
+    known("localhost", "gay.localhost")
+    full_and_store(host="localhost")
+    app, inner = cached_only()
+    # Nothing stored for the other site: Django answers it.
+    assert get(app, host="gay.localhost").status_code == 599
+    assert inner.calls == 1
+    gay = full_and_store(host="gay.localhost")
+    assert gay_site.name in gay.text and site.name not in gay.text
+    assert get(app, host="gay.localhost").text.count(gay_site.name) == gay.text.count(gay_site.name)
+    assert site.name not in get(app, host="gay.localhost").text
+    assert site.name in get(app, host="localhost").text
+    assert page_cache.store_key(site.schema_name) != page_cache.store_key(gay_site.schema_name)
+
+
+def test_languages_and_countries_are_separate_pages(gay_site):
+    host = "gay.localhost"
+
+    def visitor(language: str, country: str, accept: str = "en") -> dict:
+        cookie = f"{settings.LANGUAGE_COOKIE_NAME}={language}"
+        return {"Cookie": cookie, "CF-IPCountry": country, "Accept-Language": accept}
+
+    german = full_and_store(host=host, headers=visitor("de", "DE"))
+    dutch = full_and_store(host=host, headers=visitor("nl", "NL"))
+    german_in_nl = full_and_store(host=host, headers=visitor("de", "NL"))
+    assert len(stored(gay_site)) == 3
+    assert '<html lang="de">' in german.text and '<html lang="nl">' in dutch.text
+    assert german.headers["content-language"] == "de"
+    app, inner = cached_only()
+    for full, headers in (
+        (german, visitor("de", "DE")),
+        (dutch, visitor("nl", "NL")),
+        (german_in_nl, visitor("de", "NL")),
+        # The language is picked as the full stack picks it: the cookie first.
+        (dutch, visitor("nl", "NL", accept="de")),
+    ):
+        hit = get(app, host=host, headers=headers)
+        assert normalised(hit.text) == normalised(full.text)
+        assert hit.headers["content-language"] == full.headers["content-language"]
+    assert inner.calls == 0
+    # A country or a language not asked for before is a page of its own.
+    assert get(app, host=host, headers=visitor("de", "GB")).status_code == 599
+    assert get(app, host=host, headers={"CF-IPCountry": "DE"}).status_code == 599
+
+
+def test_entry_warning_acceptance_is_a_separate_page(gay_site):
+    host = "gay.localhost"
+    full_and_store(host=host)
+    app, _inner = cached_only()
+    accepted = {"Cookie": f"{settings.ENTRY_WARNING_COOKIE_NAME}=1"}
+    assert get(app, host=host, headers=accepted).status_code == 599
+    full_and_store(host=host, headers=accepted)
+    assert get(app, host=host, headers=accepted).status_code == 200
+    assert len(stored(gay_site)) == 2
+
+
+@pytest.mark.parametrize(
+    "headers,path",
+    [
+        ({"Cookie": f"{settings.SESSION_COOKIE_NAME}=abc"}, "/"),
+        ({"Cookie": "messages=abc"}, "/"),
+        ({}, "/?page=2"),
+    ],
+)
+def test_members_messages_and_queries_go_to_django(site, headers, path):
+    full_and_store()
+    app, inner = cached_only()
+    assert get(app, path, headers=headers).status_code == 599
+    assert inner.calls == 1
+
+
+def test_a_members_page_is_not_offered(site, client_for, committed):
+    """A logged-in member's home page is rendered by Django and never stored."""
+    member = committed.member(site, "pagecache")
+    client = client_for(site)
+    client.cookies[settings.SESSION_COOKIE_NAME] = committed.session(site, member.user)
+    slot = page_cache._Slot(site_for_host("localhost"))
+    token = page_cache._slot.set(slot)
+    try:
+        response = client.get("/")
+    finally:
+        page_cache._slot.reset(token)
+    assert response.status_code == 200
+    assert slot.offer is None
+    assert stored(site) == {}
+
+
+def test_a_lander_sets_the_tracking_cookie_as_the_full_stack_does(site):
+    path = "/landers/gallery/spring"
+    full = full_and_store(path)
+    app, inner = cached_only()
+    hit = get(app, path)
+    assert inner.calls == 0
+    assert normalised(hit.text) == normalised(full.text)
+
+    def tracking(response) -> dict:
+        jar = SimpleCookie()
+        for header in response.headers.get_list("set-cookie"):
+            jar.load(header)
+        # What the site reads of it on the visitor's next request.
+        return _cookie_data(page_cache._Visitor({TRACKING_COOKIE: jar[TRACKING_COOKIE].value}, "", ""))
+
+    assert tracking(hit) == tracking(full) == {"lander": "gallery", "campaign": "spring"}
+    # A visitor whose cookie holds that lander already gets no new one.
+    kept = cookie_value(hit, TRACKING_COOKIE)  # as the browser sends it back
+    again = get(app, path, headers={"Cookie": f"{TRACKING_COOKIE}={kept}"})
+    assert cookie_value(again, TRACKING_COOKIE) is None
+    assert cookie_value(again, settings.CSRF_COOKIE_NAME)
+
+
+def test_a_tracking_network_is_a_separate_page(site):
+    full_and_store()
+    value = signing.get_cookie_signer(salt=TRACKING_COOKIE + TRACKING_SALT).sign('{"network":"ads"}')
+    app, _inner = cached_only()
+    assert get(app, headers={"Cookie": f"{TRACKING_COOKIE}={value}"}).status_code == 599
+
+
+def test_site_settings_change_drops_and_changes_the_pages(site, django_capture_on_commit_callbacks):
+    full_and_store()
+    assert stored(site)
+    before = page_cache.site_fingerprint(site_for_host("localhost"))
+    with django_capture_on_commit_callbacks(execute=True):
+        site.fictional_warning = "Changed for the test"
+        site.save()
+    assert stored(site) == {}
+    known("localhost")
+    assert page_cache.site_fingerprint(site_for_host("localhost")) != before
+
+
+def _age(site, seconds: float) -> None:
+    """Make every stored page of the site `seconds` older."""
+    import pickle
+
+    client, key = page_cache._client(), page_cache.store_key(site.schema_name)
+    for field, raw in client.hgetall(key).items():
+        fmt, entry = pickle.loads(raw)
+        entry.created -= seconds
+        client.hset(key, field, pickle.dumps((fmt, entry)))
+
+
+def test_a_stale_page_is_rendered_again_by_one_request(site):
+    full_and_store()
+    _age(site, page_cache.PAGE_SECONDS + 1)
+    app, inner = cached_only()
+    # Stale: Django renders it again ...
+    assert get(app).status_code == 599
+    assert inner.calls == 1
+    # ... while the others of this process are answered with the stale page meanwhile.
+    visit = page_cache.visit_for({"type": "http", "method": "GET", "path": "/", "headers": [(b"host", b"localhost")]})
+    page_cache._rendering.add((site.schema_name, visit.variant))
+    try:
+        assert get(app).status_code == 200
+    finally:
+        page_cache._rendering.clear()
+    # Too old to be served at all.
+    _age(site, page_cache.PAGE_SECONDS)
+    page_cache._rendering.add((site.schema_name, visit.variant))
+    try:
+        assert get(app).status_code == 599
+    finally:
+        page_cache._rendering.clear()
