@@ -17,6 +17,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.chat.events import after_response, run_after_sent
 from apps.chat.payloads import message_payload
 from apps.chat.selectors import chats_list, conversation_history, gifts_offered, message_costs, unread_total
 from apps.chat.services import (
@@ -37,6 +38,17 @@ def _member(request: Request):
     return request.user
 
 
+class ChatApiView(SiteApiView):
+    """The answer goes out first: the real-time work its services leave for later (the
+    members' badge counts, apps.chat.events.later) runs once the answer is sent."""
+
+    def dispatch(self, request, *args, **kwargs):
+        with after_response() as jobs:
+            response = super().dispatch(request, *args, **kwargs)
+        run_after_sent(response, jobs)
+        return response
+
+
 class ChatsApi(SiteApiView):
     @extend_schema(responses={200: OpenApiTypes.OBJECT}, operation_id="chats_list")
     def get(self, request: Request) -> Response:
@@ -44,7 +56,7 @@ class ChatsApi(SiteApiView):
         return Response({"chats": chats_list(user=member)})
 
 
-class ChatApi(SiteApiView):
+class ChatApi(ChatApiView):
     class ChatOpenInput(serializers.Serializer):
         profile = serializers.IntegerField(min_value=1)
 
@@ -88,7 +100,7 @@ class ChatApi(SiteApiView):
         return Response({"deleted": conversations_delete_with_profile(user=member, profile_id=data["profile"])})
 
 
-class ChatReadApi(SiteApiView):
+class ChatReadApi(ChatApiView):
     class ChatReadInput(serializers.Serializer):
         conversation = serializers.IntegerField(min_value=1)
 
@@ -101,7 +113,7 @@ class ChatReadApi(SiteApiView):
         return Response({"num_unread_messages": 0, "unread_total": unread_total(user=member)})
 
 
-class MessageApi(SiteApiView):
+class MessageApi(ChatApiView):
     parser_classes = [SafeJSONParser, MultiPartParser, FormParser]
 
     class MessageInput(serializers.Serializer):

@@ -4,6 +4,8 @@ channel layer. Rows are committed (apps/chat/tests/conftest.py); each async test
 runs in a worker thread, whose connection the consumer's database calls share."""
 
 import json
+import secrets
+import threading
 import uuid
 
 import pytest
@@ -12,11 +14,12 @@ from channels.db import database_sync_to_async
 from channels.layers import channel_layers
 from django.conf import settings
 
+from apps.chat import events
 from apps.chat.consumers import MAX_FRAME_BYTES, RATE_BURST
 from apps.chat.models import Message
 from apps.chat.services import conversation_open, message_send
 from apps.chat.tests.helpers import credits_give
-from apps.chat.tests.ws import WebsocketCommunicator
+from apps.chat.tests.ws import HttpCommunicator, WebsocketCommunicator
 from apps.likes.services import like_create
 from config.asgi import application
 from conftest import on_site
@@ -132,6 +135,61 @@ def test_a_new_message_reaches_the_recipient_and_the_senders_other_tabs_with_bad
         await annas.disconnect()
 
     run(body)
+
+
+def test_the_senders_answer_does_not_wait_for_the_badges(committed, site, pair, monkeypatch):
+    """POST /api/message.php through the ASGI application: the recipient's copy and the
+    sender's other tabs' copy leave at commit without being waited for, the answer goes
+    out, and only then are the badges counted. Here counting them waits until the test
+    has read the answer: an answer that waited for the badges would not come in time."""
+    anna, ben, conversation = pair
+    anna_session, ben_session = committed.session(site, anna.user), committed.session(site, ben.user)
+    answered = threading.Event()
+    waited_in_vain = []
+    badges_send = events.badges_send
+
+    def badges_send_after_the_answer(**kwargs):
+        waited_in_vain.append(not answered.wait(2 * TIMEOUT))
+        badges_send(**kwargs)
+
+    monkeypatch.setattr(events, "badges_send", badges_send_after_the_answer)
+    csrf = secrets.token_hex(16)
+    cookies = f"{settings.SESSION_COOKIE_NAME}={anna_session}; {settings.CSRF_COOKIE_NAME}={csrf}"
+    body_json = {"conversation": conversation.pk, "client_id": uuid.uuid4().hex, "text": "Hi Ben"}
+
+    async def body():
+        bens, annas = _socket("localhost", ben_session), _socket("localhost", anna_session)
+        assert (await bens.connect(timeout=TIMEOUT))[0] and (await annas.connect(timeout=TIMEOUT))[0]
+        post = HttpCommunicator(
+            application,
+            "POST",
+            "/api/message.php",
+            body=json.dumps(body_json).encode(),
+            headers=[
+                (b"host", b"localhost"),
+                (b"origin", b"http://localhost"),
+                (b"content-type", b"application/json"),
+                (b"x-csrftoken", csrf.encode()),
+                (b"cookie", cookies.encode()),
+            ],
+        )
+        response = await post.get_response(timeout=TIMEOUT)
+        answered.set()
+        assert response["status"] == 201, response["body"][:300]
+        message = json.loads(response["body"])["message"]
+
+        event = await _until(bens, "message.new")
+        assert (event["message"]["id"], event["message"]["mine"]) == (message["id"], False)
+        assert (await _until(bens, "badges"))["unreadMessages"] == 1
+        own = await _until(annas, "message.new")
+        assert (own["message"]["id"], own["message"]["mine"]) == (message["id"], True)
+        assert (await _until(annas, "badges"))["credits"] == 9
+        await post.wait(timeout=TIMEOUT)
+        await bens.disconnect()
+        await annas.disconnect()
+
+    run(body)
+    assert waited_in_vain == [False, False]  # the recipient's badges, then the sender's
 
 
 def test_typing_read_and_delivered_go_to_the_other_member(committed, site, pair):

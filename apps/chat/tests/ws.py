@@ -42,3 +42,33 @@ class WebsocketCommunicator(ApplicationCommunicator):
     async def disconnect(self, code: int = 1000, timeout: float = 1) -> None:
         await self.send_input({"type": "websocket.disconnect", "code": code})
         await self.wait(timeout)
+
+
+class HttpCommunicator(ApplicationCommunicator):
+    """One HTTP request to an ASGI application (Channels' HttpCommunicator, likewise)."""
+
+    def __init__(self, application, method: str, path: str, body: bytes = b"", headers=None):
+        parsed = urlparse(path)
+        scope = {
+            "type": "http",
+            "http_version": "1.1",
+            "method": method.upper(),
+            "path": unquote(parsed.path),
+            "query_string": parsed.query.encode(),
+            "headers": [*(headers or []), (b"content-length", str(len(body)).encode())],
+        }
+        super().__init__(application, scope)
+        self.body = body
+
+    async def get_response(self, timeout: float = 1) -> dict:
+        """{"status", "headers", "body"} once the whole body has been sent."""
+        await self.send_input({"type": "http.request", "body": self.body})
+        start = await self.receive_output(timeout)
+        assert start["type"] == "http.response.start", start
+        body = b""
+        while True:
+            chunk = await self.receive_output(timeout)
+            assert chunk["type"] == "http.response.body", chunk
+            body += chunk.get("body", b"")
+            if not chunk.get("more_body", False):
+                return {"status": start["status"], "headers": start.get("headers", []), "body": body}
