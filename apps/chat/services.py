@@ -7,8 +7,9 @@ Money: a message is stored if and only if its credits are spent, in one transact
 (the same `client_id` from the same sender) is stored and paid once.
 
 Locks, always in this order: the sender's account row, then the conversation's two
-participant rows by primary key. Every send of one member therefore runs one at a time,
-which also makes the free members' conversation limit exact."""
+participant rows by primary key (with the conversation's row, in the same statement).
+Every send of one member therefore runs one at a time, which also makes the free members'
+conversation limit exact."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Q
+from django.db.models import Case, Exists, F, OuterRef, Q, Value, When
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -265,40 +266,62 @@ def message_send(
     client_id = (client_id or "").strip()
     if not CLIENT_ID_PATTERN.match(client_id):
         raise _invalid("client_id", _("An error has occurred."))
-    participant = _participant(user=user, conversation_id=conversation_id)
-    existing = _existing(user=user, client_id=client_id)
-    if existing is not None:
-        return existing, False
+    try:
+        conversation_id = int(conversation_id)
+    except (TypeError, ValueError):
+        raise _conversation_not_found() from None
+    processed = None
+    if photo:  # Before decoding a photo for nothing: a resend, or too few credits.
+        existing = _existing(user=user, client_id=client_id)
+        if existing is not None:
+            return existing, False
     if user.status == UserStatus.NOT_CONFIRMED:
         raise ApplicationError("email_not_confirmed", _("Please confirm your e-mail address first."), status_code=403)
     content = _content(site=site, text=text, photo=photo, gift_id=gift_id)
     cost = message_cost(site=site, user=user, kind=content.kind)
-    if cost > User.objects.filter(pk=user.pk).values_list("credits", flat=True).first():
-        raise not_enough_credits_error()  # Before decoding a photo for nothing.
-    processed = process_upload(photo, thumb_side=CHAT_PHOTO_THUMB_SIDE) if content.kind == MessageKind.PHOTO else None
+    if content.kind == MessageKind.PHOTO:
+        if cost > User.objects.filter(pk=user.pk).values_list("credits", flat=True).first():
+            raise not_enough_credits_error()
+        processed = process_upload(photo, thumb_side=CHAT_PHOTO_THUMB_SIDE)
     files: list[str] = []
     try:
         with transaction.atomic():
             sender = User.objects.select_for_update().get(pk=user.pk)
+            # A resend (also one that waited here for the first one's lock) gets the first.
             existing = _existing(user=user, client_id=client_id)
-            if existing is not None:  # A resend that waited for the first one's lock.
+            if existing is not None:
                 return existing, False
+            # The conversation's two participant rows and the conversation, locked in one
+            # statement, with both profiles and whether a block stands between the two.
             rows = list(
-                Participant.objects.select_for_update()
-                .filter(conversation_id=participant.conversation_id)
+                Participant.objects.select_for_update(of=("self", "conversation"))
+                .select_related("conversation", "profile", "profile__user")
+                .annotate(
+                    blocked=Exists(
+                        Block.objects.filter(
+                            Q(blocker_id=user.pk, blocked_id=OuterRef("profile_id"))
+                            | Q(blocker_id=OuterRef("profile__user_id"), blocked_id=OuterRef("other_profile_id"))
+                        )
+                    )
+                )
+                .filter(conversation_id=conversation_id)
                 .order_by("pk")
             )
-            mine = next(row for row in rows if row.pk == participant.pk)
-            theirs = next(row for row in rows if row.pk != participant.pk)
-            other = Profile.objects.select_related("user").get(pk=theirs.profile_id)
+            mine = next((row for row in rows if row.user_id == user.pk), None)
+            if mine is None:
+                raise _conversation_not_found()
+            if cost > sender.credits:
+                raise not_enough_credits_error()
+            theirs = next(row for row in rows if row.pk != mine.pk)
+            other = theirs.profile
             recipient = other.user
             if (
                 (recipient is not None and recipient.status == UserStatus.DELETED)
                 or (other.status != ProfileStatus.ACTIVE and (recipient is None or recipient.is_confirmed))
-                or _blocked_either_way(user_id=sender.pk, own_profile_id=mine.profile_id, other=other)
+                or theirs.blocked
             ):
                 raise _not_available()
-            conversation = Conversation.objects.select_for_update().get(pk=participant.conversation_id)
+            conversation = theirs.conversation
             # The first message starts the conversation: a free member may start a few.
             first = conversation.started_by_id is None
             if first and not sender.paid_user and started_count(user=sender) >= FREE_CONVERSATION_LIMIT:
@@ -347,32 +370,34 @@ def message_send(
                 mine.is_starter = True
             conversation.last_message_at = now
             conversation.save(update_fields=["started_by", "last_message_at"])
-            mine.listed = True
-            mine.last_message = message
-            mine.last_message_at = now
-            mine.deleted_at = None
-            mine.save(update_fields=["listed", "last_message", "last_message_at", "deleted_at", "is_starter"])
-            if not held:
-                Participant.objects.filter(pk=theirs.pk).update(
-                    listed=True,
-                    num_unread=F("num_unread") + 1,
-                    last_message=message,
-                    last_message_at=now,
-                    deleted_at=None,
+            # Both lists in one statement: the message is the newest of each, unread for
+            # the recipient (unless it is held for them).
+            listing = [mine.pk] if held else [mine.pk, theirs.pk]
+            Participant.objects.filter(pk__in=listing).update(
+                listed=True,
+                last_message=message,
+                last_message_at=now,
+                deleted_at=None,
+                is_starter=Case(When(pk=mine.pk, then=Value(mine.is_starter)), default=F("is_starter")),
+                num_unread=Case(
+                    When(pk=theirs.pk, then=F("num_unread") + 1),
+                    default=F("num_unread"),
+                    output_field=Participant._meta.get_field("num_unread"),
+                ),
+            )
+            if not held and recipient is not None:  # an e-mail or push if still unread after a while
+                notice_event(
+                    user=recipient,
+                    kind="new_conversations" if first else "new_messages",
+                    item={
+                        "m": message.pk,
+                        "c": conversation.pk,
+                        "p": mine.profile_id,
+                        "n": sender.username,
+                        "k": content.kind,
+                        "t": (content.text or "")[:200],
+                    },
                 )
-                if recipient is not None:  # an e-mail or push if still unread after a while
-                    notice_event(
-                        user=recipient,
-                        kind="new_conversations" if first else "new_messages",
-                        item={
-                            "m": message.pk,
-                            "c": conversation.pk,
-                            "p": mine.profile_id,
-                            "n": sender.username,
-                            "k": content.kind,
-                            "t": (content.text or "")[:200],
-                        },
-                    )
     except BaseException:
         _files_delete(files)
         raise
