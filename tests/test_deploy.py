@@ -83,8 +83,7 @@ def test_every_task_goes_to_the_queue_of_its_kind():
             queue = expected.get(name, "default")
         route = celery_app.amqp.router.route({}, name)
         assert (name, route["queue"].name) == (name, queue)
-        # Queues declared by name only share one routing key: a message would be copied
-        # into every queue.
+        # Queues declared by name only are all bound with the key "default".
         assert route["queue"].routing_key == queue
     keys = [queue.routing_key for queue in settings.CELERY_TASK_QUEUES]
     assert len(set(keys)) == len(keys)

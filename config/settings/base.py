@@ -335,8 +335,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Three queues, so that a slow mail server or push service never holds up a payment, and
 # the reverse (docs/deploy.md): production runs a worker per queue (Procfile). A worker
 # started without -Q consumes every queue listed here (`make run`, the benchmarks).
-# Each its own routing key: queues declared by name only share the default one and a
-# message would be copied to all three.
+# Each its own routing key: declared by name only, all three are bound to the default
+# exchange with the key "default", and a message published by exchange and key instead
+# of straight to its queue would land in all three.
 CELERY_TASK_QUEUES = tuple(Queue(name, routing_key=name) for name in ("default", "notify", "money"))
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
