@@ -21,6 +21,7 @@ from bench import (
     bench_landers,
     bench_landing,
     bench_notify,
+    bench_scale,
     bench_search,
     bench_site_create,
     bench_soak,
@@ -47,6 +48,7 @@ BENCHMARKS = {
     bench_search.NAME: bench_search,
     bench_ws.NAME: bench_ws,
     bench_notify.NAME: bench_notify,
+    bench_scale.NAME: bench_scale,
     bench_js.NAME: bench_js,
 }
 # Run only when asked for (--only soak, make soak): ten minutes of load.
@@ -85,6 +87,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--ws-connections", type=int, default=1000, help="WebSocket connections in the ws benchmark (default 1000)"
     )
     parser.add_argument("--ws-sends", type=int, default=500, help="measured sends in the ws benchmark (default 500)")
+    parser.add_argument(
+        "--scale-members", type=int, default=200, help="members with a socket in scale's messages/s (default 200)"
+    )
+    parser.add_argument("--scale-seconds", type=float, default=20, help="seconds of posting per scale phase")
+    parser.add_argument(
+        "--scale-sockets", type=int, default=10_000, help="idle sockets over scale's 2 processes (default 10000)"
+    )
     parser.add_argument(
         "--notify-members", type=int, default=100_000,
         help="members who get the fan-out's news notice (default 100000)",
