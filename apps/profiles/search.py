@@ -17,8 +17,8 @@ from django.core.cache import cache
 from django.db.models import Q, QuerySet
 from django.http import QueryDict
 from django.utils import timezone
+from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
 
 from apps.accounts.tracking import has_tracking_network
 from apps.common.exceptions import ApplicationError
@@ -45,6 +45,9 @@ MAX_AGE = 99
 # `page` without a cursor reads OFFSET rows; past this the island's cursor must be used.
 MAX_PAGE = 500
 COUNT_TTL = 60
+# A visitor's page of results is the same for every visitor with the same filters,
+# page and language: it is kept this long (seconds), like the count above.
+VISITOR_PAGE_TTL = 30
 CURSOR_TTL = 600
 SIMILAR_AGE_WIDENING = 5
 ALL_GENDERS = "all"
@@ -367,10 +370,13 @@ def _count(filters: SearchFilters, hidden: Q | None) -> int:
     """Matches for this viewer: the count for every visitor is cached per site and filters
     for COUNT_TTL seconds (an exact count reads every match); what this viewer may not see
     is subtracted with a query on the primary and user keys."""
-    visible = profiles_visible_to(None).filter(filters_q(filters))
-    total = cache.get_or_set(f"search-count:{filters.key()}", visible.count, COUNT_TTL)
+
+    def visible() -> QuerySet[Profile]:
+        return profiles_visible_to(None).filter(filters_q(filters))
+
+    total = cache.get_or_set(f"search-count:{filters.key()}", lambda: visible().count(), COUNT_TTL)
     if hidden is not None:
-        total -= visible.filter(hidden).count()
+        total -= visible().filter(hidden).count()
     return max(total, 0)
 
 
@@ -455,6 +461,26 @@ def search_run(*, site: Site, viewer, search: SearchRequest) -> SearchResult:
         num_similar=num_similar,
         filters=filters.payload(niche_genders=search.niche_genders),
     )
+
+
+def search_page(*, site: Site, viewer, search: SearchRequest) -> dict:
+    """The JSON of one page of results (GET /api/search.php, the search page's first
+    render). A visitor's page is shared by every visitor who asks for the same page with
+    the same filters in the same language, and kept VISITOR_PAGE_TTL seconds: paid
+    traffic from the landers mostly asks for the same first pages. A member's page is
+    always made afresh (blocks, their own profile)."""
+    if getattr(viewer, "is_authenticated", False):
+        return search_payload(search_run(site=site, viewer=viewer, search=search))
+    raw = json.dumps([
+        get_language(), search.filters.key(), search.page, search.cursor and _encode_cursor(*search.cursor),
+        search.niche_genders, timezone.localdate().isoformat(),
+    ])  # fmt: skip
+    key = "search-page:" + hashlib.sha1(raw.encode(), usedforsecurity=False).hexdigest()
+    payload = cache.get(key)
+    if payload is None:
+        payload = search_payload(search_run(site=site, viewer=viewer, search=search))
+        cache.set(key, payload, VISITOR_PAGE_TTL)
+    return payload
 
 
 # --- Output -----------------------------------------------------------------------

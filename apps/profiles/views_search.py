@@ -24,9 +24,8 @@ from apps.profiles.search import (
     own_profile,
     search_allowed,
     search_defaults,
+    search_page,
     search_params_parse,
-    search_payload,
-    search_run,
 )
 from apps.tenants.models import Site
 from apps.tenants.selectors import region_data
@@ -92,8 +91,7 @@ def members_page(request: HttpRequest) -> HttpResponse:
     except ApplicationError as exc:
         error = str(exc.message)
         search = search_params_parse(site=site, viewer=request.user, params={})
-    result = search_run(site=site, viewer=request.user, search=search)
-    initial = search_payload(result)
+    initial = search_page(site=site, viewer=request.user, search=search)
     props = {
         **_common_props(request),
         "filters": initial["filters"],

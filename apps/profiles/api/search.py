@@ -5,7 +5,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.common.api.base import SiteApiView
-from apps.profiles.search import search_allowed, search_forbidden_error, search_params_parse, search_payload, search_run
+from apps.profiles.search import search_allowed, search_forbidden_error, search_page, search_params_parse
 from apps.tenants.constants import SEARCHABLE_PROFILE_FIELDS
 
 SEARCH_PARAMETERS = ("gender", "country", "region", "min_age", "max_age")
@@ -39,5 +39,4 @@ class SearchApi(SiteApiView):
             raise search_forbidden_error()
         site = django_request.site
         search = search_params_parse(site=site, viewer=request.user, params=request.query_params)
-        result = search_run(site=site, viewer=request.user, search=search)
-        return Response(search_payload(result))
+        return Response(search_page(site=site, viewer=request.user, search=search))

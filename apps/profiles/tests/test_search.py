@@ -8,6 +8,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -469,3 +470,49 @@ class TestPage:
         assert 'data-testid="search-login-prompt"' in html
         assert 'data-island="Search"' not in html
         assert "Log in or sign up to search members." in html
+
+
+class TestVisitorPages:
+    """A visitor's page is shared by visitors for VISITOR_PAGE_TTL seconds; a member's is
+    always made afresh."""
+
+    def test_the_second_visitor_gets_the_same_page_without_a_query(self, site, client_for, django_assert_num_queries):
+        set_site(site, logged_out_search=True)
+        with on_site(site):
+            make_profile(name="first")
+        first = client_for(site).get(URL).json()
+        with on_site(site):
+            make_profile(name="newer")  # within the page's lifetime: not yet shown to visitors
+        another_visitor = client_for(site)
+        with django_assert_num_queries(0):
+            again = another_visitor.get(URL).json()
+        assert again == first
+        assert names(again) == ["first"]
+
+    def test_members_see_at_once_what_visitors_see_after_a_while(self, site, member, client_for):
+        set_site(site, logged_out_search=True)
+        client, _ = member
+        with on_site(site):
+            make_profile(name="first")
+        client_for(site).get(URL, {"gender": "female"})
+        with on_site(site):
+            make_profile(name="newer")
+        assert names(client.get(URL, {"gender": "female"}).json()) == ["newer", "first"]
+        assert names(client_for(site).get(URL, {"gender": "female"}).json()) == ["first"]
+
+    def test_pages_are_kept_per_language_filters_page_and_site(self, site, gay_site, client_for):
+        set_site(site, logged_out_search=True, languages=["en", "fr"])
+        set_site(gay_site, logged_out_search=True)
+        with on_site(site):
+            make_profile(name="woman", gender="female")
+            make_profile(name="man", gender="male")
+        with on_site(gay_site):
+            make_profile(name="gay-site-man", gender="male", country=Site.objects.get(pk=gay_site.pk).country_codes[0])
+        visitor = client_for(site)
+        assert names(visitor.get(URL, {"gender": "female"}).json()) == ["woman"]
+        assert names(visitor.get(URL, {"gender": "male"}).json()) == ["man"]
+        english = visitor.get(URL, {"gender": "female"}).json()["num_results_text"]
+        visitor.cookies[settings.LANGUAGE_COOKIE_NAME] = "fr"
+        french = visitor.get(URL, {"gender": "female"}).json()["num_results_text"]
+        assert english == "1 member found" and french != english
+        assert names(client_for(gay_site).get(URL, {"gender": "male"}).json()) == ["gay-site-man"]
