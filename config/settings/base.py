@@ -384,7 +384,8 @@ SANDBOX_WEBHOOK_ADDRESS = env("SANDBOX_WEBHOOK_ADDRESS", default="")
 
 CHANNEL_LAYERS = {
     "default": {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        # channels_redis's layer with a pool that waits for a connection (apps.chat.layers).
+        "BACKEND": "apps.chat.layers.RedisChannelLayer",
         "CONFIG": {
             "hosts": [
                 {
@@ -393,9 +394,13 @@ CHANNEL_LAYERS = {
                     # BZPOPMIN waits up to 5 s too, so idle sockets were torn down at random
                     # (channels_redis#422). No read timeout for the layer.
                     "socket_timeout": None,
-                    # redis-py 8's pool refuses a 101st connection ("Too many connections"):
-                    # 1,000 sockets closing at once each discard their group membership.
-                    "max_connections": 1000,
+                    # Connections per process. Thousands of sockets closing at once each
+                    # discard their group membership; the calls wait for one of these
+                    # (at most "pool_timeout" seconds) instead of failing with "Too many
+                    # connections", and N processes open at most N x 200 connections
+                    # to Redis (maxclients 10,000 by default).
+                    "max_connections": 200,
+                    "pool_timeout": 20,
                 }
             ],
             # Every socket of a process receives through one Redis key per process
