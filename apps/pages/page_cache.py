@@ -257,13 +257,39 @@ def entry_from_response(status: int, headers: list, body: bytes, offered: Offer)
     )
 
 
+# Django's CSRF alphabet (django.middleware.csrf.CSRF_ALLOWED_CHARS, 62 characters):
+# random bytes below 248 (4 x 62) map onto it evenly, the others are dropped.
+_CSRF_CHARS = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+_CSRF_TABLE = bytes(_CSRF_CHARS[index % 62] for index in range(248)) + bytes(8)
+_CSRF_DROPPED = bytes(range(248, 256))
+_CSRF_INDEX = {char: index for index, char in enumerate(_CSRF_CHARS)}
+
+
+def _csrf_random(length: int = 32) -> bytes:
+    """What django.middleware.csrf._get_new_csrf_string makes (secrets.choice per
+    character), from one urandom call instead of one per character."""
+    chars = b""
+    while len(chars) < length:
+        chars += os.urandom(length + 8).translate(_CSRF_TABLE, _CSRF_DROPPED)
+    return chars[:length]
+
+
+def _csrf_mask(secret: str) -> bytes:
+    """django.middleware.csrf._mask_cipher_secret: a random mask, then the secret shifted
+    by it, character by character."""
+    mask = _csrf_random()
+    cipher = bytes(
+        _CSRF_CHARS[(_CSRF_INDEX[x] + _CSRF_INDEX[y]) % 62] for x, y in zip(secret.encode("ascii"), mask, strict=True)
+    )
+    return mask + cipher
+
+
 def _csrf_secret(cookies: dict) -> str:
     """The visitor's CSRF secret as CsrfViewMiddleware reads it, or a new one."""
     from django.middleware.csrf import (
         CSRF_TOKEN_LENGTH,
         InvalidTokenFormat,
         _check_token_format,
-        _get_new_csrf_string,
         _unmask_cipher_token,
     )
 
@@ -272,16 +298,14 @@ def _csrf_secret(cookies: dict) -> str:
         try:
             _check_token_format(value)
         except InvalidTokenFormat:
-            return _get_new_csrf_string()
+            return _csrf_random().decode("ascii")
         return _unmask_cipher_token(value) if len(value) == CSRF_TOKEN_LENGTH else value
-    return _get_new_csrf_string()
+    return _csrf_random().decode("ascii")
 
 
 def response_messages(entry: Entry, visitor: _Visitor) -> tuple[dict, dict]:
     """The ASGI messages of a stored page for this visitor: a fresh nonce, their CSRF
     token, and the cookies the full stack would set."""
-    from django.middleware.csrf import _mask_cipher_secret
-
     nonce = base64.b64encode(os.urandom(16))
     body = entry.body.replace(NONCE_MARK, nonce)
     cookies = HttpResponse()
@@ -291,7 +315,7 @@ def response_messages(entry: Entry, visitor: _Visitor) -> tuple[dict, dict]:
         lander_visit_keep(cookies, visitor, lander=entry.lander, campaign=entry.campaign)
     if entry.csrf:
         secret = _csrf_secret(visitor.COOKIES)
-        body = body.replace(CSRF_MARK, _mask_cipher_secret(secret).encode("ascii"))
+        body = body.replace(CSRF_MARK, _csrf_mask(secret))
         cookies.set_cookie(
             settings.CSRF_COOKIE_NAME,
             secret,
