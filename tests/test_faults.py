@@ -198,3 +198,35 @@ def test_the_database_connection_lost_in_the_middle_of_a_paid_message(site, comm
     credits, count = in_thread(state)
     assert (credits, count) == (before[0] - retried.json()["message"]["credits"], before[1] + 1)
     in_thread(_balanced, site)
+
+
+@pytest.mark.parametrize(("path", "json_error"), [("/api/search.php", True), ("/", False)])
+def test_the_database_away_while_a_middleware_looks_the_site_up(site, path, json_error):
+    """The site lookup (SiteMiddleware, before any view) cannot get a database connection,
+    as when the pool is exhausted or PostgreSQL restarts: 503 with Retry-After, in the
+    API's JSON shape or as an error page, never a 500."""
+    from apps.tenants.middleware import site_cache_clear
+
+    dsn = connection.settings_dict
+    proxy = TcpProxy(int(dsn.get("PORT") or 5432), dsn.get("HOST") or "127.0.0.1")
+    proxy.cut()
+
+    def request():
+        from django.db import connections
+
+        own = connections["default"]
+        own.settings_dict = {**own.settings_dict, "HOST": "127.0.0.1", "PORT": proxy.port}
+        site_cache_clear()
+        return Client(HTTP_HOST="localhost", raise_request_exception=False).get(path)
+
+    try:
+        response = in_thread(request)
+    finally:
+        proxy.close()
+        site_cache_clear()
+    assert response.status_code == 503, response.content[:300]
+    assert response["Retry-After"]
+    if json_error:
+        assert response.json()["error"]["code"] == "unavailable"
+    else:
+        assert b"try again" in response.content

@@ -5,6 +5,7 @@ with the exception, so nothing is half-applied; the client or the provider tries
 
 import logging
 
+import psycopg
 import redis
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -21,6 +22,8 @@ UNAVAILABLE = (
     BrokerError,
     OperationalError,
     InterfaceError,
+    # Raised by psycopg outside Django's error wrapping, e.g. the pool's PoolTimeout.
+    psycopg.OperationalError,
 )
 RETRY_AFTER_SECONDS = 5
 

@@ -2,6 +2,7 @@
 
 import contextlib
 import logging
+import sys
 import threading
 
 import redis
@@ -14,6 +15,7 @@ from django.utils.translation import gettext as _
 from django_tenants.utils import get_public_schema_name
 
 from apps.common.exceptions import error_body
+from apps.common.unavailable import is_unavailable, unavailable_response
 
 logger = logging.getLogger(__name__)
 
@@ -94,6 +96,12 @@ def page_not_found(request: HttpRequest, exception=None) -> HttpResponse:
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
+    """The 500 page. A service that is away, raised where ServiceUnavailableMiddleware
+    does not see it (in a middleware: the site lookup waiting for a database connection
+    from a full pool, a session read), is a 503 here too."""
+    exc = sys.exc_info()[1]
+    if exc is not None and is_unavailable(exc):
+        return unavailable_response(request, exc)
     return _error(request, 500, None)
 
 
