@@ -206,15 +206,17 @@ def uvicorn_server(
     start_timeout: float = 60,
     path: str = "/",
     settings_module: str = "config.settings.local",
+    app: str = "config.asgi:application",
+    env: dict | None = None,
 ) -> Iterator[tuple[str, int]]:
-    """A uvicorn worker serving config.asgi:application on a free port; yields its
-    base URL and process id once GET `path` for `host_header` answers 200 and contains
-    `expect`. With --workers 1 uvicorn serves in that very process."""
+    """A uvicorn worker serving `app` on a free port; yields its base URL and process id
+    once GET `path` for `host_header` answers 200 and contains `expect`. With --workers 1
+    uvicorn serves in that very process. `env` adds to the server's environment."""
     import httpx
 
     port = free_port()
     args = [
-        UVICORN, "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
+        UVICORN, app, "--host", "127.0.0.1", "--port", str(port),
         "--workers", "1", "--lifespan", "off", "--log-level", "warning",
     ]  # fmt: skip
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
@@ -225,7 +227,7 @@ def uvicorn_server(
         process = subprocess.Popen(
             args,
             cwd=ROOT,
-            env=server_env(settings_module),
+            env={**server_env(settings_module), **(env or {})},
             start_new_session=True,
             stdout=output,
             stderr=subprocess.STDOUT,
@@ -266,12 +268,14 @@ def run_loadgen(
     server_pid: int | None = None,
     timeout: float = 600,
     path: str = "/",
+    cookie: str | None = None,
 ) -> dict:
     """Runs bench.loadgen in a process of its own and returns its JSON report."""
     args = [
         PYTHON, "-m", "bench.loadgen", "--url", base_url, "--host", host, "--expect", expect, "--path", path,
         "--requests", str(requests), "--warmup", str(warmup), "--concurrency", str(concurrency),
         "--rounds", str(rounds), *(["--server-pid", str(server_pid)] if server_pid else []),
+        *(["--cookie", cookie] if cookie else []),
     ]  # fmt: skip
     try:
         completed = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=timeout)

@@ -7,7 +7,8 @@ connections, in a process of its own (no Django here).
 With --server-pid, each round also reports the server's CPU time per request.
 Every response must be 200 and contain --expect; the report (one JSON line on
 stdout) counts those that were not, and the exit status is 1 if there were any.
-Cookies are never stored: every request is a first visit.
+Cookies are never stored: every request is a first visit (or, with --cookie, a request
+of the member whose session that is).
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ async def main_async(args: argparse.Namespace) -> dict:
     failures: list[str] = []
     async with httpx.AsyncClient(
         base_url=args.url,
-        headers={"Host": args.host, "Accept-Language": "en"},
+        headers={"Host": args.host, "Accept-Language": "en", **({"Cookie": args.cookie} if args.cookie else {})},
         limits=limits,
         timeout=httpx.Timeout(30.0),
         cookies=httpx.Cookies(http.cookiejar.CookieJar(policy=NoCookies())),
@@ -140,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--cookie", help="a Cookie header sent with every request (a member's session)")
     parser.add_argument("--server-pid", type=int, help="the server's process id, to report its CPU time per request")
     args = parser.parse_args(argv)
     report = asyncio.run(main_async(args))
