@@ -204,7 +204,7 @@ def member_cookie(site) -> str:
     connection.set_tenant(site)
     try:
         _users, _profiles, sessions = members_with_sessions(
-            count=1, prefix="searcher", email_domain="search.bench.localhost", credits=0,
+            count=1, prefix="searcher", email_domain="search.bench.localhost", credits=1,
             gender=lambda n: Gender.MALE,
         )  # fmt: skip
     finally:
