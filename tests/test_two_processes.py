@@ -4,8 +4,8 @@ the test database and the same Redis, as production runs them on several machine
 
 (a) A member's WebSocket on web process A receives a message POSTed through web process B
     (the channel layer in Redis carries it between the processes).
-(b) A site created while both web processes serve, with their caches warm, is served at
-    once by either of them.
+(b) A site created through the operators' admin on web process A, while both processes
+    serve with their caches warm, is served at once by web process B.
 (c) A credit purchase processed by both workers at the same time is applied once: the
     reconciliation task queued twice, one copy on each worker; then the payment webhook
     queued twice, each copy delivered through another web process. Exactly one ledger
@@ -233,26 +233,82 @@ def test_a_members_socket_on_process_a_receives_a_message_posted_through_process
 # --- (b) ---------------------------------------------------------------------------------
 
 
-def test_a_site_created_while_both_processes_serve_is_served_at_once_by_either(cluster, site):
-    from apps.tenants.models import Site
-    from apps.tenants.services import site_create
+def _site_add_data(user, name: str, domain: str) -> dict:
+    """The operators' "add site" form as the browser posts it: every field at its initial
+    value, the name and one primary domain."""
+    from django import forms
+    from django.contrib import admin
+    from django.test import RequestFactory
 
-    webs = (cluster.web_a, cluster.web_b)
-    for web in webs:  # both have served the demo site: their site caches are warm
+    from apps.tenants.admin import SiteAdmin
+    from apps.tenants.models import Site
+
+    request = RequestFactory().get("/admin/tenants/site/add/")
+    request.user = user
+    model_admin = SiteAdmin(Site, admin.site)
+    form = model_admin.get_form(request, None)()
+    data = {}
+    for field_name, form_field in form.fields.items():
+        value = form[field_name].value()
+        if isinstance(value, list):
+            data[field_name] = ",".join(value) if form_field.__class__.__name__ == "SimpleArrayField" else value
+        elif isinstance(value, bool):
+            if value:
+                data[field_name] = "on"
+        elif value is not None and not isinstance(form_field, forms.FileField):
+            data[field_name] = value
+    for inline in model_admin.get_inline_instances(request, None):
+        formset = inline.get_formset(request, None)()
+        management = formset.management_form
+        data.update({f"{formset.prefix}-{key}": management[key].value() for key in management.fields})
+        if inline.model.__name__ == "Domain":  # one domain form, not the empty extra one
+            data[f"{formset.prefix}-TOTAL_FORMS"] = 1
+            data[f"{formset.prefix}-0-domain"] = domain
+            data[f"{formset.prefix}-0-is_primary"] = "on"
+    data.update({"name": name, "schema_name": ""})
+    return data
+
+
+def test_a_site_created_through_process_a_is_served_at_once_by_process_b(cluster, site):
+    from apps.tenants.models import Site
+    from tests.staff import ADMIN_HOST, staff_client, staff_delete_committed, staff_member_committed
+
+    web_a, web_b = cluster.web_a, cluster.web_b
+    for web in (web_a, web_b):  # both have served the demo site: their site caches are warm
         with web.http("localhost") as client:
             assert client.get("/").status_code == 200
 
+    operator = staff_member_committed("operators")
     tag = uuid.uuid4().hex[:8]
     name, domain = f"Second Process {tag}", f"p{tag}.localhost"
-    created = in_thread(lambda: site_create(name=name, domain=domain).pk)
     try:
-        for web in reversed(webs):  # B first: no retry, no wait
-            with web.http(domain) as client:
-                response = client.get("/")
-            assert response.status_code == 200, (web.name, response.status_code)
-            assert name in response.text, web.name
+        session = in_thread(lambda: staff_client(operator).cookies[settings.SESSION_COOKIE_NAME].value)
+        data = in_thread(_site_add_data, operator, name, domain)
+        csrf = uuid.uuid4().hex
+        with web_a.http(ADMIN_HOST) as client:  # the operators' admin on process A
+            client.cookies.set(settings.SESSION_COOKIE_NAME, session)
+            client.cookies.set(settings.CSRF_COOKIE_NAME, csrf)
+            response = client.post(
+                "/admin/tenants/site/add/",
+                data={**data, "csrfmiddlewaretoken": csrf},
+                headers={"Origin": f"http://{ADMIN_HOST}:{web_a.port}"},
+            )
+        assert response.status_code == 302, response.text[-3000:] + web_a.output()[-3000:]
+
+        with web_b.http(domain) as client:  # B's first request for it: no retry, no wait
+            response = client.get("/")
+        assert response.status_code == 200, (response.status_code, web_b.output()[-3000:])
+        assert name in response.text
+        with web_a.http(domain) as client:
+            assert client.get("/").status_code == 200
     finally:
-        in_thread(lambda: Site.objects.get(pk=created).delete(force_drop=True))
+
+        def cleanup():
+            for made in Site.objects.filter(domains__domain=domain):
+                made.delete(force_drop=True)
+
+        in_thread(cleanup)
+        staff_delete_committed(operator)
 
 
 # --- (c) ---------------------------------------------------------------------------------
