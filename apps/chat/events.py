@@ -218,6 +218,31 @@ def badges_send(*, site_id: int, user_id: int) -> None:
         event_send(site_id=site_id, user_id=user_id, event={"type": "badges", **member_totals(member)})
 
 
+def unread_send(*, site_id: int, user_id: int) -> None:
+    """Count the member's unread messages now and send them (one query)."""
+    from apps.accounts.models import User
+    from apps.chat.selectors import unread_total
+
+    total = unread_total(user=User(pk=user_id))
+    event_send(site_id=site_id, user_id=user_id, event={"type": "badges", "unreadMessages": total})
+
+
+def unread_send_on_commit(*, user_id: int | None) -> None:
+    """The member's unread-messages badge alone ({"type": "badges", "unreadMessages": n};
+    a page keeps the counts an event leaves out), for chat changes that move nothing else:
+    counted after commit, and after the response when the view collects."""
+    if not user_id:
+        return
+    site_id = _current_site_id()
+    transaction.on_commit(lambda: later(functools.partial(unread_send, site_id=site_id, user_id=user_id)))
+
+
+def credits_send_on_commit(*, user_id: int | None, credits: int) -> None:
+    """The member's balance, known without a query ({"type": "badges", "credits": n}),
+    to their pages at commit."""
+    event_send_on_commit(user_id=user_id, event={"type": "badges", "credits": credits})
+
+
 def badges_send_on_commit(*, user_id: int | None) -> None:
     """The member's top-bar counts ({"type": "badges", "unreadMessages", "newLikes",
     "credits"}), computed after commit so they include the change just made, and after

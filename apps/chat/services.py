@@ -26,7 +26,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from apps.accounts.models import SignupMessage, User, UserStatus
-from apps.chat.events import badges_send_on_commit, event_send_on_commit
+from apps.chat.events import credits_send_on_commit, event_send_on_commit, unread_send_on_commit
 from apps.chat.models import FREE_CONVERSATION_LIMIT, Conversation, Message, MessageKind, Participant
 from apps.chat.payloads import message_payload
 from apps.common.exceptions import ApplicationError
@@ -403,13 +403,14 @@ def message_send(
         raise
     user.credits = sender.credits
     recipient_id = recipient.pk if recipient is not None and not held else None
-    _announce(message=message, sender_id=sender.pk, recipient_id=recipient_id)
+    _announce(message=message, sender_id=sender.pk, recipient_id=recipient_id, sender_credits=sender.credits)
     return message, True
 
 
-def _announce(*, message: Message, sender_id: int, recipient_id: int | None) -> None:
-    # The recipient's copy goes first (after commit, in this order): the send-to-deliver
-    # time is what the chat feels like; the sender's other tabs and the badges follow.
+def _announce(*, message: Message, sender_id: int, recipient_id: int | None, sender_credits: int | None = None) -> None:
+    # The recipient's copy goes first (after commit, in this order, nobody waiting for
+    # them): the send-to-deliver time is what the chat feels like; the sender's other tabs
+    # and their balance follow. The recipient's unread badge is counted after the answer.
     if recipient_id:
         event_send_on_commit(
             user_id=recipient_id,
@@ -419,9 +420,10 @@ def _announce(*, message: Message, sender_id: int, recipient_id: int | None) -> 
         user_id=sender_id,
         event={"type": "message.new", "message": message_payload(message, viewer_id=sender_id)},
     )
+    if sender_credits is not None and message.credits:
+        credits_send_on_commit(user_id=sender_id, credits=sender_credits)
     if recipient_id:
-        badges_send_on_commit(user_id=recipient_id)
-    badges_send_on_commit(user_id=sender_id)
+        unread_send_on_commit(user_id=recipient_id)
 
 
 # --- Read and delivered state ------------------------------------------------------------------
@@ -450,7 +452,7 @@ def conversation_read(*, user, conversation_id) -> int:
             event={"type": "read", "conversation": participant.conversation_id, "up_to": newest, "at": now.isoformat()},
         )
     if participant.num_unread:
-        badges_send_on_commit(user_id=user.pk)
+        unread_send_on_commit(user_id=user.pk)
     return changed
 
 
@@ -548,7 +550,7 @@ def conversation_delete(*, user, conversation_id) -> None:
     participant = _participant(user=user, conversation_id=conversation_id)
     with transaction.atomic():
         _hide([participant])
-    badges_send_on_commit(user_id=user.pk)
+    unread_send_on_commit(user_id=user.pk)
 
 
 def conversations_delete_with_profile(*, user, profile_id) -> int:
@@ -562,7 +564,7 @@ def conversations_delete_with_profile(*, user, profile_id) -> int:
     with transaction.atomic():
         rows = list(Participant.objects.select_for_update().filter(user_id=user.pk, other_profile_id=profile_id))
         count = _hide(rows)
-    badges_send_on_commit(user_id=user.pk)
+    unread_send_on_commit(user_id=user.pk)
     return count
 
 
@@ -602,7 +604,7 @@ def chat_release_held(*, user) -> int:
                 event_send_on_commit(user_id=user.pk, event={"type": "message.new", "message": payload})
         signup_messages_deliver(user=user)
     if released:
-        badges_send_on_commit(user_id=user.pk)
+        unread_send_on_commit(user_id=user.pk)
     return released
 
 

@@ -138,21 +138,22 @@ def test_a_new_message_reaches_the_recipient_and_the_senders_other_tabs_with_bad
 
 
 def test_the_senders_answer_does_not_wait_for_the_badges(committed, site, pair, monkeypatch):
-    """POST /api/message.php through the ASGI application: the recipient's copy and the
-    sender's other tabs' copy leave at commit without being waited for, the answer goes
-    out, and only then are the badges counted. Here counting them waits until the test
-    has read the answer: an answer that waited for the badges would not come in time."""
+    """POST /api/message.php through the ASGI application: the recipient's copy, the
+    sender's other tabs' copy and their new balance leave at commit without being waited
+    for, the answer goes out, and only then is the recipient's unread badge counted. Here
+    counting waits until the test has read the answer: an answer that waited for the
+    count would not come in time."""
     anna, ben, conversation = pair
     anna_session, ben_session = committed.session(site, anna.user), committed.session(site, ben.user)
     answered = threading.Event()
     waited_in_vain = []
-    badges_send = events.badges_send
+    unread_send = events.unread_send
 
-    def badges_send_after_the_answer(**kwargs):
+    def unread_send_after_the_answer(**kwargs):
         waited_in_vain.append(not answered.wait(2 * TIMEOUT))
-        badges_send(**kwargs)
+        unread_send(**kwargs)
 
-    monkeypatch.setattr(events, "badges_send", badges_send_after_the_answer)
+    monkeypatch.setattr(events, "unread_send", unread_send_after_the_answer)
     csrf = secrets.token_hex(16)
     cookies = f"{settings.SESSION_COOKIE_NAME}={anna_session}; {settings.CSRF_COOKIE_NAME}={csrf}"
     body_json = {"conversation": conversation.pk, "client_id": uuid.uuid4().hex, "text": "Hi Ben"}
@@ -189,7 +190,7 @@ def test_the_senders_answer_does_not_wait_for_the_badges(committed, site, pair, 
         await annas.disconnect()
 
     run(body)
-    assert waited_in_vain == [False, False]  # the recipient's badges, then the sender's
+    assert waited_in_vain == [False]
 
 
 def test_typing_read_and_delivered_go_to_the_other_member(committed, site, pair):
