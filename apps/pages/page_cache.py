@@ -71,6 +71,11 @@ CSRF_MARK = b"\x00page-cache-csrf\x00"
 # Bump when the entry's layout changes.
 ENTRY_FORMAT = 1
 
+# The addresses whose views offer their page (the home page, the landers of
+# apps.landers.urls): any other request goes straight on to Django, with no lookup.
+CACHED_PATHS = re.compile(
+    r"/(?:landers/[a-z]+(?:/[a-z0-9-]+)?|members/[0-9]+/(?:landing[23]?(?:/[a-z0-9-]+)?|signup))?"
+)
 _NONCE = re.compile(rb"'nonce-([A-Za-z0-9+/=]+)'")
 _TOKEN = re.compile(rb"(?<![A-Za-z0-9])[A-Za-z0-9]{64}(?![A-Za-z0-9])")
 _CSP_HEADERS = (b"content-security-policy", b"content-security-policy-report-only")
@@ -423,6 +428,8 @@ def visit_for(scope: dict) -> Visit | None:
     site this process knows."""
     if scope["method"] != "GET" or scope.get("query_string") or getattr(settings, "USE_X_FORWARDED_HOST", False):
         return None
+    if not CACHED_PATHS.fullmatch(scope["path"]) or scope.get("root_path"):
+        return None
     headers: dict[bytes, bytes] = {}
     for name, value in scope["headers"]:
         headers[name] = headers[name] + b"; " + value if name == b"cookie" and name in headers else value
@@ -529,7 +536,12 @@ class PageCacheApp:
         self.app = app
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http" or scope["method"] != "GET" or scope.get("query_string"):
+        if (
+            scope["type"] != "http"
+            or scope["method"] != "GET"
+            or scope.get("query_string")
+            or not CACHED_PATHS.fullmatch(scope["path"])
+        ):
             return await self.app(scope, receive, send)
         entry, fresh = None, False
         try:

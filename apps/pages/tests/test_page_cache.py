@@ -323,3 +323,15 @@ def test_a_stale_page_is_rendered_again_by_one_request(site):
         assert get(app).status_code == 599
     finally:
         page_cache._rendering.clear()
+
+
+@pytest.mark.parametrize("path", ["/", "/landers/gallery", "/landers/maplanding/may-1", "/members/7/landing2/x"])
+def test_landing_addresses_are_looked_up(path):
+    assert page_cache.CACHED_PATHS.fullmatch(path)
+
+
+@pytest.mark.parametrize("path", ["/static/dist/main.css", "/members", "/api/user.php", "/landers/captions/en.vtt"])
+def test_other_addresses_go_to_django_without_a_lookup(site, path):
+    known("localhost")
+    scope = {"type": "http", "method": "GET", "path": path, "headers": [(b"host", b"localhost")]}
+    assert page_cache.visit_for(scope) is None
