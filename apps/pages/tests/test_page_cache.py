@@ -335,3 +335,31 @@ def test_other_addresses_go_to_django_without_a_lookup(site, path):
     known("localhost")
     scope = {"type": "http", "method": "GET", "path": path, "headers": [(b"host", b"localhost")]}
     assert page_cache.visit_for(scope) is None
+
+
+def test_a_site_past_its_time_in_the_site_cache_is_reloaded_in_the_background(site):
+    from apps.tenants import middleware
+
+    full_and_store()
+    expires, cached_site = middleware._site_cache["localhost"]
+    middleware._site_cache["localhost"] = (expires - middleware.SITE_CACHE_SECONDS - 1, cached_site)
+    app, inner = cached_only()
+
+    async def run() -> int:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
+            status = (await client.get("/")).status_code
+        for _ in range(200):  # the reload's task, in a worker thread
+            if not page_cache._site_reloads:
+                break
+            await asyncio.sleep(0.05)
+        return status
+
+    # Answered from the cache with the site held, which is reloaded meanwhile.
+    assert asyncio.run(run()) == 200
+    assert inner.calls == 0
+    reloaded_expires, reloaded = middleware._site_cache["localhost"]
+    assert reloaded_expires > expires - 1 and reloaded is not cached_site
+    # Too long past its time: Django answers (and reloads it).
+    middleware._site_cache["localhost"] = (reloaded_expires - 100, reloaded)
+    assert get(app).status_code == 599
