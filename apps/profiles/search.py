@@ -345,6 +345,13 @@ def _listed(queryset: QuerySet[Profile]) -> QuerySet[Profile]:
     return queryset.select_related("main_photo").only(*CARD_FIELDS).order_by("-created", "-id")
 
 
+def _visible(filters: Q, hidden: Q | None) -> QuerySet[Profile]:
+    """What every visitor may see matching `filters`, less what this viewer may not
+    (`hidden`: the block list read once, so the page's query needs no subqueries)."""
+    visible = profiles_visible_to(None).filter(filters)
+    return visible.exclude(hidden) if hidden is not None else visible
+
+
 def _hidden_q(viewer) -> Q | None:
     """Profiles `profiles_visible_to(viewer)` leaves out beyond what every visitor misses:
     the viewer's own and blocks either way. One query, on the block table only."""
@@ -417,7 +424,7 @@ def search_run(*, site: Site, viewer, search: SearchRequest) -> SearchResult:
     results' when shown; never one per profile."""
     filters = search.filters
     hidden = _hidden_q(viewer)
-    matches = _listed(profiles_visible_to(viewer).filter(filters_q(filters)))
+    matches = _listed(_visible(filters_q(filters), hidden))
     cursor = search.cursor
     if cursor is None and search.page > 1:
         cached = cache.get(_cursor_cache_key(filters, viewer, search.page))
@@ -444,7 +451,7 @@ def search_run(*, site: Site, viewer, search: SearchRequest) -> SearchResult:
         exact = filters_q(filters)
         steps = _similar_steps(site=site, filters=filters)
         for index, relaxed in enumerate(steps):
-            candidates = _listed(profiles_visible_to(viewer).filter(filters_q(relaxed)).exclude(exact))
+            candidates = _listed(_visible(filters_q(relaxed), hidden).exclude(exact))
             similar = list(candidates[:PAGE_SIZE])
             if len(results) + len(similar) >= PAGE_SIZE or index == len(steps) - 1:
                 # The relaxed filters hold every exact match: their count minus the exact one.
