@@ -363,3 +363,26 @@ def test_a_site_past_its_time_in_the_site_cache_is_reloaded_in_the_background(si
     # Too long past its time: Django answers (and reloads it).
     middleware._site_cache["localhost"] = (reloaded_expires - 100, reloaded)
     assert get(app).status_code == 599
+
+
+def test_a_site_page_saved_drops_the_sites_pages_only(two_sites, django_capture_on_commit_callbacks):
+    from apps.landers.models import SitePage
+
+    site, gay_site = two_sites
+    full_and_store(host="localhost")
+    full_and_store(host="gay.localhost")
+    with django_capture_on_commit_callbacks(execute=True):
+        SitePage.objects.create(site=site, token="summer", title="Summer", body="Hello")
+    assert stored(site) == {}
+    assert stored(gay_site)
+
+
+def test_a_photo_change_drops_the_pages_and_lander_lists_of_its_site(site, in_site, django_capture_on_commit_callbacks):
+    from django.core.cache import cache
+
+    full_and_store()
+    cache.set(f"landers:cards:{site.pk}", ["card"], 60)
+    with django_capture_on_commit_callbacks(execute=True):
+        page_cache.current_site_pages_forget()  # what a photo's post_save / post_delete calls
+    assert stored(site) == {}
+    assert cache.get(f"landers:cards:{site.pk}") is None
