@@ -16,7 +16,16 @@ too, to check each is served with its own name.
 from __future__ import annotations
 
 from bench.common import BenchError, Result, log
-from bench.many_sites import EDGE_CLONES, grow_to, measure, measured_site_alone, rps_ratio, site_domain, site_name
+from bench.many_sites import (
+    EDGE_CLONES,
+    RPS_GOAL,
+    grow_to,
+    measure,
+    measured_site_alone,
+    rps_ratio,
+    site_domain,
+    site_name,
+)
 
 NAME = "landing"
 
@@ -53,7 +62,7 @@ def check_sites(base_url: str, numbers: list[int]) -> list[dict]:
 
 def run(options) -> Result:
     target = options.sites
-    result = Result(name=NAME, title=title(target), goal=">= 0.9")
+    result = Result(name=NAME, title=title(target), goal=RPS_GOAL)
     if target < 2:
         raise BenchError("--sites must be at least 2")
     measured_site_alone(name=MEASURED_NAME, domain=MEASURED_DOMAIN, countries=["GB", "US"])
