@@ -1,0 +1,29 @@
+"""A visitor's landing page answered from the page cache (apps.pages.page_cache) in a real
+browser: its scripts and styles run under the response's own CSP nonce (the
+browser_context fixture fails on any CSP violation), and its forms post with the CSRF
+token filled in for this visitor."""
+
+import pytest
+
+from apps.pages import page_cache
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
+
+
+def test_a_cached_home_page_runs_its_islands_and_posts_its_forms(site_server, page, site):
+    url = site_server.url("localhost")
+    page.goto(url)  # the server learns the site
+    page.goto(url)  # and stores this visitor's page
+    assert page_cache._client().hlen(page_cache.store_key(site.schema_name)) == 1
+    page.context.clear_cookies()
+    page.goto(url)  # a new visitor: from the cache
+    # The entry warning is an island: its script ran, its props were read.
+    page.get_by_test_id("entry-warning-enter").click()
+    assert page.get_by_test_id("signup-cta").inner_text() == "Sign up for free"
+    # The language menu is a form posted with the page's CSRF token.
+    if not page.get_by_test_id("language-fr").is_visible():
+        page.get_by_test_id("language-dropdown").get_by_role("button").first.click()
+    page.get_by_test_id("language-fr").click()
+    page.wait_for_url("**/")
+    assert page.locator("html").get_attribute("lang") == "fr"
+    assert page.get_by_test_id("signup-cta").inner_text() == "Inscrivez-vous gratuitement"
