@@ -490,6 +490,12 @@ def visit_for(scope: dict) -> Visit | None:
     return Visit(site=site, variant=key, visitor=visitor)
 
 
+def enabled() -> bool:
+    """On unless DEBUG (a developer's template edit shows at once) or settings.PAGE_CACHE
+    says otherwise."""
+    return getattr(settings, "PAGE_CACHE", not settings.DEBUG)
+
+
 _site_reloads: set[str] = set()
 
 
@@ -538,6 +544,7 @@ class PageCacheApp:
     async def __call__(self, scope, receive, send):
         if (
             scope["type"] != "http"
+            or not enabled()
             or scope["method"] != "GET"
             or scope.get("query_string")
             or not CACHED_PATHS.fullmatch(scope["path"])

@@ -386,3 +386,12 @@ def test_a_photo_change_drops_the_pages_and_lander_lists_of_its_site(site, in_si
         page_cache.current_site_pages_forget()  # what a photo's post_save / post_delete calls
     assert stored(site) == {}
     assert cache.get(f"landers:cards:{site.pk}") is None
+
+
+def test_off_while_developing(site, settings):
+    full_and_store()
+    settings.DEBUG = True
+    app, _inner = cached_only()
+    assert get(app).status_code == 599
+    settings.PAGE_CACHE = True
+    assert get(app).status_code == 200
