@@ -352,11 +352,12 @@ def _visible(filters: Q, hidden: Q | None) -> QuerySet[Profile]:
     return visible.exclude(hidden) if hidden is not None else visible
 
 
-def _hidden_q(viewer) -> Q | None:
+def _hidden_q(viewer) -> tuple[Q | None, bool]:
     """Profiles `profiles_visible_to(viewer)` leaves out beyond what every visitor misses:
-    the viewer's own and blocks either way. One query, on the block table only."""
+    the viewer's own and blocks either way, and whether there are blocks. One query, on
+    the block table only."""
     if not getattr(viewer, "is_authenticated", False):
-        return None
+        return None, False
     own = own_profile(viewer)
     condition = Q(blocker_id=viewer.pk)
     if own is not None:
@@ -368,9 +369,21 @@ def _hidden_q(viewer) -> Q | None:
             blocked_profiles.append(blocked_id)
         else:
             blocker_users.append(blocker_id)
-    return (
-        Q(user_id__in=blocker_users) | Q(pk__in=blocked_profiles) if blocked_profiles else Q(user_id__in=blocker_users)
-    )
+    hidden = Q(user_id__in=blocker_users)
+    if blocked_profiles:
+        hidden |= Q(pk__in=blocked_profiles)
+    return hidden, bool(blocked_profiles) or len(blocker_users) > 1
+
+
+def _own_outside(own: Profile | None, filters: SearchFilters) -> bool:
+    """Whether the viewer's own profile cannot match the filters on its gender or country
+    (a man looking for women): then a member without blocks sees what every visitor sees
+    and the count needs no query of its own."""
+    if own is None:
+        return True
+    if set(filters.genders) != set(Gender.values) and own.gender not in filters.genders:
+        return True
+    return own.country != filters.country if filters.country else own.country not in filters.countries
 
 
 def _count(filters: SearchFilters, hidden: Q | None) -> int:
@@ -423,7 +436,7 @@ def search_run(*, site: Site, viewer, search: SearchRequest) -> SearchResult:
     Queries: the block list, the page, the count (two on a cache miss), plus the similar
     results' when shown; never one per profile."""
     filters = search.filters
-    hidden = _hidden_q(viewer)
+    hidden, blocks = _hidden_q(viewer)
     matches = _listed(_visible(filters_q(filters), hidden))
     cursor = search.cursor
     if cursor is None and search.page > 1:
@@ -443,7 +456,9 @@ def search_run(*, site: Site, viewer, search: SearchRequest) -> SearchResult:
     if next_cursor and search.cursor is None:
         # Only pages the server placed itself: a client's cursor may not match its page.
         cache.set(_cursor_cache_key(filters, viewer, search.page + 1), next_cursor, CURSOR_TTL)
-    num_results = _count(filters, hidden)
+    # Without blocks, only the viewer's own profile can differ from a visitor's count.
+    counted_hidden = hidden if blocks or not _own_outside(own_profile(viewer), filters) else None
+    num_results = _count(filters, counted_hidden)
 
     similar: list[Profile] = []
     num_similar = 0
@@ -455,7 +470,8 @@ def search_run(*, site: Site, viewer, search: SearchRequest) -> SearchResult:
             similar = list(candidates[:PAGE_SIZE])
             if len(results) + len(similar) >= PAGE_SIZE or index == len(steps) - 1:
                 # The relaxed filters hold every exact match: their count minus the exact one.
-                num_similar = max(_count(relaxed, hidden) - num_results, len(similar)) if similar else 0
+                relaxed_hidden = hidden if blocks or not _own_outside(own_profile(viewer), relaxed) else None
+                num_similar = max(_count(relaxed, relaxed_hidden) - num_results, len(similar)) if similar else 0
                 break
 
     return SearchResult(
