@@ -74,7 +74,9 @@ class EmbeddedRedis:
         self.process.wait(timeout=10)
 
     def queued(self) -> int:
-        return redis.Redis.from_url(self.url).llen("celery")
+        """Tasks waiting in any of the Celery queues (config.settings: notify, money, default)."""
+        client = redis.Redis.from_url(self.url)
+        return sum(client.llen(queue) for queue in ("notify", "money", "default"))
 
 
 @pytest.fixture

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from django.conf import settings
+
 ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -15,6 +17,9 @@ def test_check_deploy_with_production_settings_fails():
         **{key: value for key, value in os.environ.items() if key != "DJANGO_ALLOW_ASYNC_UNSAFE"},
         "DJANGO_SETTINGS_MODULE": "config.settings.production",
         "DJANGO_SECRET_KEY": secrets.token_urlsafe(60),
+        # Production requires the deployment's push keys; the test run's will do.
+        "VAPID_PRIVATE_KEY": settings.VAPID_PRIVATE_KEY,
+        "VAPID_PUBLIC_KEY": settings.VAPID_PUBLIC_KEY,
     }
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
