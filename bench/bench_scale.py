@@ -52,6 +52,7 @@ from bench.bench_ws import (
     make_members,
     raise_fd_limit,
     rss_samples,
+    summary,
 )
 from bench.common import (
     PYTHON,
@@ -80,6 +81,9 @@ CREDITS = 1_000_000  # never the limit of a run
 CONCURRENCY_PER_PROCESS = 12
 ROUNDS = 2
 WARMUP_SECONDS = 3.0
+# After the last POST, how long every message still has to reach its socket (under a
+# saturating load the deliveries run seconds behind the answers).
+DRAIN_SECONDS = 30.0
 SOCKETS_PER_MEMBER = 10
 SAMPLE_MEMBERS = 100
 WARMUP_SOCKETS = 20
@@ -189,7 +193,8 @@ async def loadgen(spec: dict) -> dict:
         return sender, recipient, conversations[j], (k + k // pairs) % n
 
     failures: list[str] = []
-    pending: list[tuple[float, asyncio.Future]] = []
+    pending: list[tuple[str, asyncio.Future, float]] = []
+    latencies: list[float] = []
     counter = {"k": 0, "cross": 0}
 
     async def run(seconds: float, tag: str) -> tuple[float, float, float, int]:
@@ -197,6 +202,7 @@ async def loadgen(spec: dict) -> dict:
         deadline = started + seconds
         counter["k"] = counter["cross"] = 0
         pending.clear()
+        latencies.clear()
 
         async def worker() -> None:
             while time.perf_counter() < deadline:
@@ -207,25 +213,28 @@ async def loadgen(spec: dict) -> dict:
                 marker = f"{tag} {k}"
                 waiter = asyncio.get_running_loop().create_future()
                 waiters[marker] = waiter
+                posted_at = time.perf_counter()
                 error = await posters[server].post(sessions[sender], conversation, marker)
                 if error:
                     waiters.pop(marker, None)
                     failures.append(f"{tag} POST: {error}")
                 else:
-                    pending.append((marker, waiter))
+                    pending.append((marker, waiter, posted_at))
 
         await asyncio.gather(*(worker() for _ in range(spec["concurrency"])))
         posted_until = time.perf_counter()
         last = started
-        wait_until = posted_until + RECEIVE_TIMEOUT
-        for marker, waiter in pending:
+        wait_until = posted_until + DRAIN_SECONDS
+        for marker, waiter, posted_at in pending:
             try:
                 remaining = max(0.01, wait_until - time.perf_counter())
-                last = max(last, await asyncio.wait_for(waiter, remaining))
+                received = await asyncio.wait_for(waiter, remaining)
+                last = max(last, received)
+                latencies.append(received - posted_at)
             except TimeoutError:
-                failures.append(f"{tag}: {marker!r} not delivered within {RECEIVE_TIMEOUT:.0f} s")
+                failures.append(f"{tag}: {marker!r} not delivered {DRAIN_SECONDS:.0f} s after the last POST")
             waiters.pop(marker, None)
-        delivered = sum(1 for _, waiter in pending if waiter.done() and not waiter.cancelled())
+        delivered = sum(1 for _, waiter, _ in pending if waiter.done() and not waiter.cancelled())
         return started, posted_until, last, delivered
 
     await run(WARMUP_SECONDS, "warm-up")
@@ -254,6 +263,7 @@ async def loadgen(spec: dict) -> dict:
         "seconds": round(seconds, 3),
         "post_seconds": round(posted_until - started, 3),
         "rate": round(delivered / seconds, 2) if seconds > 0 else 0.0,
+        "post_to_socket_ms": summary(latencies) if latencies else None,
         "duplicates": sum(1 for value in hits.values() if value > 1),
         "failures": len(failures),
         "warmup_failures": warmup_failures,
@@ -531,18 +541,20 @@ async def idle_measure(servers: list[tuple[str, int]], data: dict, total: int) -
     }
 
 
-def groups_left(prefix: str, settle: float = 10.0) -> int:
-    """Member groups of the run still in Redis (each closed socket discards itself)."""
+def groups_left(prefix: str, settle: float = 60.0) -> tuple[int, float]:
+    """Member groups of the run still in Redis (each closed socket discards itself), and
+    the seconds waited: until none is left, or `settle`."""
     import redis
     from django.conf import settings
 
     client = redis.Redis.from_url(settings.REDIS_URL)
+    started = time.monotonic()
     try:
-        deadline = time.monotonic() + settle
         while True:
             left = sum(1 for _ in client.scan_iter(match=f"{prefix}:group:*", count=1000))
-            if not left or time.monotonic() > deadline:
-                return left
+            waited = time.monotonic() - started
+            if not left or waited > settle:
+                return left, round(waited, 1)
             time.sleep(0.5)
     finally:
         client.close()
@@ -553,6 +565,17 @@ def log_mentions(text: str, since: int) -> int:
     with path.open() as log_file:
         log_file.seek(since)
         return log_file.read().count(text)
+
+
+def analyse_database() -> None:
+    """VACUUM ANALYZE the bench database: a site's tables are not a thousand rows fresh
+    from one insert that the planner takes for a hundred (the top bar's likes count then
+    walked every profile of the site, 55 ms a count), and the PostgreSQL of a machine may
+    run without autovacuum."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:  # autocommit: VACUUM cannot run in a transaction
+        cursor.execute("VACUUM ANALYZE")
 
 
 # --- The rows ---------------------------------------------------------------------
@@ -576,6 +599,7 @@ def run(options) -> list[Result]:
     log(f"  creating {members:,} members with sessions and {members // 2:,} conversations")
     data = make_members(members, domain=DOMAIN, name=SITE_NAME, credits=CREDITS)
     log(f"  members ready in {data['seconds']:.1f} s")
+    analyse_database()
 
     try:
         one, two, rounds = measure_throughput(data, members_1, options, bench_url)
@@ -588,8 +612,9 @@ def run(options) -> list[Result]:
                 for _ in range(2)
             ]
             report = asyncio.run(idle_measure(servers, data, sockets_total))
-            left = groups_left(prefix)
+            left, left_seconds = groups_left(prefix)
         pool_errors = log_mentions("Too many connections", log_start)
+        socket_errors = log_mentions("Exception in ASGI application", log_start)
     finally:
         channel_keys_delete(prefix)
 
@@ -603,15 +628,19 @@ def run(options) -> list[Result]:
         per_message = 1000 / (phase["delivered"] or 1)
         throughput.notes.append(
             "{n} process(es): {delivered:,} messages delivered of {posts:,} posted ({cross:,} posted on another "
-            "process than the recipient's socket), {failures} failed, in {seconds:.1f} s; CPU ms per message: "
+            "process than the recipient's socket), {failures} failed, in {seconds:.1f} s (POST to socket p50 "
+            "{p50:.0f} ms, p99 {p99:.0f} ms); CPU ms per message: "
             "servers {servers}, load generator {loadgen:.2f}, PostgreSQL backends of the bench database "
-            "{backends}, all PostgreSQL {pg_all}, Redis {redis}; machine busy {busy} of {cores} cores".format(
+            "{backends}, all PostgreSQL {pg_all}, Redis {redis}; cores used: servers {used}, bench database "
+            "{pg_used}; machine busy {busy} of {cores} cores; database transactions per message {xacts:.1f}".format(
                 n=phase["servers"],
                 delivered=phase["delivered"],
                 posts=phase["posts"],
                 cross=phase["cross_process"],
                 failures=phase["failures"],
                 seconds=phase["seconds"],
+                p50=(phase["post_to_socket_ms"] or {}).get("p50", 0),
+                p99=(phase["post_to_socket_ms"] or {}).get("p99", 0),
                 servers=" + ".join(
                     f"{value:.2f} (event loop {phase['server_cpu_ms_per_message'].get(name + '.loop', 0):.2f})"
                     for name, value in phase["server_cpu_ms_per_message"].items()
@@ -623,6 +652,13 @@ def run(options) -> list[Result]:
                 redis=_per(cpu["redis_all"], per_message),
                 busy=cpu["machine_busy_cores"],
                 cores=os.cpu_count(),
+                used=" + ".join(
+                    f"{value / cpu['seconds']:.2f}"
+                    for name, value in cpu["processes"].items()
+                    if name.startswith("server") and "." not in name and value is not None
+                ),
+                pg_used=_per(cpu["bench_database_backends"], 1 / cpu["seconds"]),
+                xacts=cpu["database_transactions"] * per_message / 1000,
             )
         )
     throughput.notes.append(
@@ -641,7 +677,7 @@ def run(options) -> list[Result]:
     idle.measured = sum(report["rss_after"])
     idle.measured_label = f"{idle.measured / 2**20:.1f} MB ({sockets_total:,} open)"
     idle.ratio = per_socket_kb
-    problems = report["closed_after_check"] or report["missing"] or left or pool_errors
+    problems = report["closed_after_check"] or report["missing"] or left or socket_errors
     idle.goal_met = per_socket_kb <= MEMORY_GOAL_KB and not problems
     idle.notes.append(
         f"{sockets_total:,} sockets of {members:,} members ({SOCKETS_PER_MEMBER} each, "
@@ -652,7 +688,8 @@ def run(options) -> list[Result]:
         + f"; {report['closed_after_check']} closed by a server; a message to each of "
         f"{report['sample_members']} members reached {report['sample_sockets'] - _missing(report)} of their "
         f"{report['sample_sockets']:,} sockets; all closed at once in {report['close_seconds']:.1f} s, "
-        f"{left} member groups left in Redis, {pool_errors} 'Too many connections' in the servers' log; "
+        f"{left} member groups left in Redis {left_seconds:.0f} s later, {socket_errors} socket errors in the servers' "
+        f"log ({pool_errors} 'Too many connections'); "
         f"open files limit {limits[0]}"
     )
     if report["missing"]:
@@ -660,7 +697,8 @@ def run(options) -> list[Result]:
     details = {
         "members": members,
         "throughput": {"one": one, "two": two, "rounds": rounds},
-        "idle": report | {"groups_left": left, "pool_errors": pool_errors},
+        "idle": {**report, "groups_left": left, "groups_wait": left_seconds},
+        "idle_log": {"pool_errors": pool_errors, "socket_errors": socket_errors},
         "members_seconds": data["seconds"],
         "open_files_limit": list(limits),
         "pid": os.getpid(),
