@@ -395,3 +395,24 @@ def test_off_while_developing(site, settings):
     assert get(app).status_code == 599
     settings.PAGE_CACHE = True
     assert get(app).status_code == 200
+
+
+def test_https_behind_the_proxy_is_a_page_of_its_own_with_the_security_headers(site, settings):
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    settings.SECURE_HSTS_SECONDS = 3600
+    https = {"X-Forwarded-Proto": "https"}
+    full = full_and_store(headers=https)
+    assert full.headers["strict-transport-security"] == "max-age=3600"
+    assert "wss://localhost" in full.headers["content-security-policy"]
+    app, inner = cached_only()
+    hit = get(app, headers=https)
+    assert inner.calls == 0
+    for name in ("strict-transport-security", "x-frame-options", "x-content-type-options", "referrer-policy", "vary"):
+        assert hit.headers[name] == full.headers[name], name
+    assert "wss://localhost" in hit.headers["content-security-policy"]
+    # Plain http is another page (no HSTS, ws://), rendered by Django.
+    assert get(app).status_code == 599
+    # With the redirect to https on, plain http always goes to Django (which redirects).
+    settings.SECURE_SSL_REDIRECT = True
+    scope = {"type": "http", "method": "GET", "path": "/", "headers": [(b"host", b"localhost")]}
+    assert page_cache.visit_for(scope) is None
