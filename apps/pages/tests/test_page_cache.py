@@ -90,10 +90,12 @@ def cached_only() -> tuple[page_cache.PageCacheApp, Django]:
     return page_cache.PageCacheApp(inner), inner
 
 
-def full_and_store(path: str = "/", host: str = "localhost", headers: dict | None = None) -> httpx.Response:
+def full_and_store(
+    path: str = "/", host: str = "localhost", headers: dict | None = None, handler=None
+) -> httpx.Response:
     """A visitor's request through the whole stack, which stores the page."""
     known(host)
-    inner = Django(django_app())
+    inner = Django(handler or django_app())
     response = get(page_cache.PageCacheApp(inner), path, host, headers)
     assert inner.calls == 1
     return response
@@ -401,7 +403,8 @@ def test_https_behind_the_proxy_is_a_page_of_its_own_with_the_security_headers(s
     settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     settings.SECURE_HSTS_SECONDS = 3600
     https = {"X-Forwarded-Proto": "https"}
-    full = full_and_store(headers=https)
+    # A handler of its own: the security middleware reads its settings when it is made.
+    full = full_and_store(headers=https, handler=type(django_app())())
     assert full.headers["strict-transport-security"] == "max-age=3600"
     assert "wss://localhost" in full.headers["content-security-policy"]
     app, inner = cached_only()
