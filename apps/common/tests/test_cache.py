@@ -30,6 +30,11 @@ def test_threads_and_request_contexts_share_the_pool_and_its_connections():
     cache.set("cache-test:b", "value", 30)
     client = cache._cache.get_client()
     pool = client.connection_pool
+
+    def connections() -> int:
+        return len(pool._available_connections) + len(pool._in_use_connections)
+
+    before = connections()  # other tests' threads may have used the pool already
     seen = {}
 
     def read(name):
@@ -48,4 +53,5 @@ def test_threads_and_request_contexts_share_the_pool_and_its_connections():
         assert value == "value", name
         assert other_client is client, name
     assert seen["thread"][0] is not cache  # Django's own per-thread object, sharing the pool
-    assert len(pool._available_connections) + len(pool._in_use_connections) <= 2
+    # One read at a time: no request needed a connection of its own.
+    assert connections() <= max(before, 1)
