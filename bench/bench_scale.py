@@ -541,7 +541,7 @@ async def idle_measure(servers: list[tuple[str, int]], data: dict, total: int) -
     }
 
 
-def groups_left(prefix: str, settle: float = 60.0) -> tuple[int, float]:
+def groups_left(prefix: str, settle: float = 60.0) -> tuple[int, float, dict]:
     """Member groups of the run still in Redis (each closed socket discards itself), and
     the seconds waited: until none is left, or `settle`."""
     import redis
@@ -551,10 +551,12 @@ def groups_left(prefix: str, settle: float = 60.0) -> tuple[int, float]:
     started = time.monotonic()
     try:
         while True:
-            left = sum(1 for _ in client.scan_iter(match=f"{prefix}:group:*", count=1000))
+            keys = list(client.scan_iter(match=f"{prefix}:group:*", count=1000))
             waited = time.monotonic() - started
-            if not left or waited > settle:
-                return left, round(waited, 1)
+            if not keys or waited > settle:
+                # Which groups, with how many channels each (the first ten).
+                sample = {key.decode(): client.zcard(key) for key in keys[:10]}
+                return len(keys), round(waited, 1), sample
             time.sleep(0.5)
     finally:
         client.close()
@@ -612,7 +614,7 @@ def run(options) -> list[Result]:
                 for _ in range(2)
             ]
             report = asyncio.run(idle_measure(servers, data, sockets_total))
-            left, left_seconds = groups_left(prefix)
+            left, left_seconds, left_sample = groups_left(prefix)
         pool_errors = log_mentions("Too many connections", log_start)
         socket_errors = log_mentions("Exception in ASGI application", log_start)
     finally:
@@ -661,6 +663,14 @@ def run(options) -> list[Result]:
                 xacts=cpu["database_transactions"] * per_message / 1000,
             )
         )
+    ceiling = cpu_ceiling(one, two)
+    if ceiling is not None:
+        throughput.notes.append(
+            f"what the cores allow: one process can deliver at most 1 / its CPU per message, two at most "
+            f"{os.cpu_count()} cores / the CPU per message of everything on the machine the bench runs (servers, "
+            f"PostgreSQL's backends, Redis, load generator), so the ratio cannot exceed {ceiling:.2f} here even "
+            "with nothing else on the machine"
+        )
     throughput.notes.append(
         "messages/s of every round, in order (the best of each layout counts): "
         + ", ".join(f"{r['rate']:.1f} ({r['servers']})" for r in rounds)
@@ -696,8 +706,8 @@ def run(options) -> list[Result]:
         idle.notes.append(f"not delivered: {report['missing'][:5]}")
     details = {
         "members": members,
-        "throughput": {"one": one, "two": two, "rounds": rounds},
-        "idle": {**report, "groups_left": left, "groups_wait": left_seconds},
+        "throughput": {"one": one, "two": two, "rounds": rounds, "ceiling": ceiling},
+        "idle": {**report, "groups_left": left, "groups_wait": left_seconds, "groups_left_sample": left_sample},
         "idle_log": {"pool_errors": pool_errors, "socket_errors": socket_errors},
         "members_seconds": data["seconds"],
         "open_files_limit": list(limits),
@@ -705,6 +715,21 @@ def run(options) -> list[Result]:
     }
     throughput.details = idle.details = details
     return [throughput, idle]
+
+
+def cpu_ceiling(one: dict, two: dict) -> float | None:
+    """The ratio the machine's cores allow: (cores / all CPU per message with two
+    processes) / (1 / the one process's CPU per message)."""
+    cpu = two["cpu"]
+    parts = [
+        sum(value for name, value in cpu["processes"].items() if "." not in name and value is not None),
+        cpu["bench_database_backends"],
+        cpu["redis_all"],
+    ]
+    if any(part is None for part in parts) or not one["server_cpu_ms_per_message_total"]:
+        return None
+    everything_ms = 1000 * sum(parts) / (two["delivered"] or 1)
+    return (os.cpu_count() or 1) * one["server_cpu_ms_per_message_total"] / everything_ms
 
 
 def _per(value: float | None, per_message: float) -> str:
