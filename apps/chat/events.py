@@ -176,9 +176,27 @@ def after_response() -> Iterator[list[Callable[[], None]]]:
 def run_after_sent(response, jobs: list[Callable[[], None]]) -> None:
     """Run `jobs` once `response` has been sent: Django calls a response's closers from
     response.close(), which the ASGI handler (and a WSGI server) call after the last
-    byte of the body, still in the request's thread with its database connection."""
+    byte of the body, still in the request's thread with its database connection (each
+    job sets its site's schema itself: `_on_this_site`)."""
     if jobs:
         response._resource_closers.append(functools.partial(_run, jobs))
+
+
+def _on_this_site(job: Callable[[], None]) -> Callable[[], None]:
+    """`job` bound to the site whose schema is set now: it runs in that schema whenever it
+    runs (after the response the site middleware has put the connection back in the
+    public schema; a commit may happen outside the site's block)."""
+    site = connection.tenant
+
+    def run() -> None:
+        previous = connection.tenant
+        connection.set_tenant(site)
+        try:
+            job()
+        finally:
+            connection.set_tenant(previous)
+
+    return run
 
 
 def later(job: Callable[[], None]) -> None:
@@ -234,7 +252,8 @@ def unread_send_on_commit(*, user_id: int | None) -> None:
     if not user_id:
         return
     site_id = _current_site_id()
-    transaction.on_commit(lambda: later(functools.partial(unread_send, site_id=site_id, user_id=user_id)))
+    job = _on_this_site(functools.partial(unread_send, site_id=site_id, user_id=user_id))
+    transaction.on_commit(lambda: later(job))
 
 
 def credits_send_on_commit(*, user_id: int | None, credits: int) -> None:
@@ -250,7 +269,8 @@ def badges_send_on_commit(*, user_id: int | None) -> None:
     if not user_id:
         return
     site_id = _current_site_id()
-    transaction.on_commit(lambda: later(functools.partial(badges_send, site_id=site_id, user_id=user_id)))
+    job = _on_this_site(functools.partial(badges_send, site_id=site_id, user_id=user_id))
+    transaction.on_commit(lambda: later(job))
 
 
 def like_announce(*, liker, liker_profile, profile, is_match: bool) -> None:
