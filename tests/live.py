@@ -4,8 +4,10 @@ loopback address with the site's host in the Host header."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 from django.conf import settings
@@ -16,6 +18,24 @@ from django.test import Client
 from apps.accounts.models import User
 from apps.chat.models import Conversation
 from conftest import on_site
+
+
+def until(predicate, what: str, seconds: float = 90):
+    """Waits for a state (a file, a row, a process's answer) within a generous deadline
+    for a busy machine; no fixed sleeps. Returns the predicate's value."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def database_url_for_tests() -> str:
+    """DATABASE_URL naming the test database: for processes the tests start."""
+    parts = urlsplit(settings.DATABASE_URL)
+    return urlunsplit(parts._replace(path="/" + connection.settings_dict["NAME"]))
 
 
 def in_thread(func, *args, **kwargs):

@@ -24,12 +24,10 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import pytest
 from django.conf import settings
-from django.db import connection
 from django.utils import timezone
 from websockets.sync.client import connect
 
@@ -43,7 +41,8 @@ from apps.payments.tests.helpers_core import buyer
 from apps.payments.tests.test_webhooks import paid_at_the_sandbox
 from config.celery import app as celery_app
 from conftest import on_site
-from tests.live import in_thread
+from tests.live import database_url_for_tests, in_thread
+from tests.live import until as live_until
 
 pytestmark = pytest.mark.django_db
 
@@ -53,15 +52,8 @@ RUN = ROOT / "deploy" / "run.sh"
 DEADLINE_SECONDS = 120
 
 
-def until(predicate, what: str, seconds: float = DEADLINE_SECONDS):
-    """Waits for a state within a generous deadline; no fixed sleeps."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
+def until(predicate, what: str):
+    return live_until(predicate, what, DEADLINE_SECONDS)
 
 
 def free_port() -> int:
@@ -102,11 +94,10 @@ class Cluster:
 
 
 def _environment() -> dict:
-    parts = urlsplit(settings.DATABASE_URL)
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.test",
-        "DATABASE_URL": urlunsplit(parts._replace(path="/" + connection.settings_dict["NAME"])),
+        "DATABASE_URL": database_url_for_tests(),
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         "PYTHONUNBUFFERED": "1",
     }

@@ -6,14 +6,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
-from django.conf import settings
-from django.db import connection
 from django.utils import timezone
 
 from apps.credits.management.commands.credits_check import balance_mismatches
@@ -24,7 +20,7 @@ from apps.payments.tests.helpers_core import buyer
 from apps.payments.tests.test_webhooks import paid_at_the_sandbox
 from config.celery import app as celery_app
 from conftest import on_site
-from tests.live import in_thread
+from tests.live import database_url_for_tests, in_thread, until
 
 pytestmark = pytest.mark.django_db
 
@@ -33,19 +29,7 @@ DEADLINE_SECONDS = 90
 
 
 def _until(predicate, what: str):
-    """Waits for a state (a file, a row), within a generous deadline for a busy machine."""
-    deadline = time.monotonic() + DEADLINE_SECONDS
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def _test_database_url() -> str:
-    parts = urlsplit(settings.DATABASE_URL)
-    return urlunsplit(parts._replace(path="/" + connection.settings_dict["NAME"]))
+    return until(predicate, what, DEADLINE_SECONDS)
 
 
 @pytest.fixture
@@ -54,7 +38,7 @@ def worker(tmp_path):
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.test",
-        "DATABASE_URL": _test_database_url(),
+        "DATABASE_URL": database_url_for_tests(),
         "FAULT_DIR": str(tmp_path),
     }
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
