@@ -7,6 +7,7 @@ import threading
 
 import redis
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
@@ -73,6 +74,10 @@ _API_CODES = {400: "invalid", 403: "permission_denied", 404: "not_found", 500: "
 def _render_error(request: HttpRequest, status: int, message: str | None) -> HttpResponse:
     if request.path.startswith("/api/"):  # the API's JSON error shape (spec §8), also here
         return JsonResponse(error_body(_API_CODES[status], message or _("Error")), status=status)
+    if not hasattr(request, "user"):
+        # Refused before the authentication middleware (bad input): the page's layout
+        # shows it as to a visitor.
+        request.user = AnonymousUser()
     context = {"status": status, "message": message or _("Error")}
     site = getattr(request, "site", None)
     try:

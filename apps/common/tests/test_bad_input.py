@@ -88,6 +88,17 @@ def test_a_nul_byte_in_a_page_address(site, client_for, path):
     assert response.status_code in (400, 404), response.status_code
 
 
+@pytest.mark.parametrize("path", ["/a%00b", "/landers/gallery/a%00b"])
+def test_a_nul_byte_refused_before_the_login_middleware_gets_the_sites_error_page(site, client_for, path, caplog):
+    """Refused by BadInputMiddleware, before the session and the member are known: the
+    error page is the site's own, drawn as for a visitor, not the plain fallback."""
+    response = client_for(site).get(path)
+    assert response.status_code == 400
+    assert b"An error occurred while showing the error page" not in response.content
+    assert site.name.encode() in response.content
+    assert not [record for record in caplog.records if record.name == "apps.common.views"]
+
+
 def test_a_nul_byte_in_the_payment_webhook(site, client_for):
     response = client_for(site).post("/api/payment-webhook.php", {"id": "tr_\x00x"})
     assert response.status_code == 400
