@@ -13,6 +13,7 @@ from apps.chat.services import conversation_open, message_send
 from apps.chat.tests.helpers import client_id, credits_give, member
 from apps.common.exceptions import ApplicationError
 from conftest import on_site
+from tests.live import in_thread
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +25,8 @@ class Listener:
         self.layer = get_channel_layer()
         # A plain channel name (no "!"): read straight from Redis, from any event loop.
         self.channel = f"test.listener.{uuid.uuid4().hex}"
-        async_to_sync(self.layer.group_add)(member_group(site_id=site.pk, user_id=user_id), self.channel)
+        # In threads of their own: the browser tests leave an event loop running in this one.
+        in_thread(async_to_sync(self.layer.group_add), member_group(site_id=site.pk, user_id=user_id), self.channel)
 
     def events(self, wait: float = 0.3) -> list[dict]:
         async def drain() -> list[dict]:
@@ -37,7 +39,7 @@ class Listener:
                 assert message["type"] == HANDLER
                 found.append(message["event"])
 
-        return async_to_sync(drain)()
+        return in_thread(async_to_sync(drain))
 
 
 def test_a_message_is_announced_only_after_commit(site, django_capture_on_commit_callbacks):

@@ -8,6 +8,7 @@ from asgiref.sync import sync_to_async
 from django.core.cache import caches
 
 from apps.common.cache import SiteRedisCache
+from tests.live import in_thread
 
 
 def test_the_configured_cache_is_the_site_backend():
@@ -48,7 +49,7 @@ def test_threads_and_request_contexts_share_the_pool_and_its_connections():
         for number in range(5):  # each like a request of its own (a context of its own)
             await asyncio.create_task(sync_to_async(read, thread_sensitive=False)(f"request{number}"))
 
-    asyncio.run(requests())
+    in_thread(asyncio.run, requests())  # the browser tests leave a loop running in this thread
     for name, (_cache, other_client, value) in seen.items():
         assert value == "value", name
         assert other_client is client, name
