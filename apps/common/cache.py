@@ -21,12 +21,14 @@ _lock = threading.Lock()
 
 
 class SharedPoolRedisCacheClient(RedisCacheClient):
-    def _shared_key(self, index: int) -> tuple:
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # The shared pools' keys, one per server, made once here rather than on every call.
         options = tuple(sorted((name, repr(value)) for name, value in self._pool_options.items()))
-        return (self._servers[index], self._pool_class, options)
+        self._shared_keys = [(server, self._pool_class, options) for server in self._servers]
 
     def _pool_and_client(self, write: bool) -> tuple[object, object]:
-        key = self._shared_key(self._get_connection_pool_index(write))
+        key = self._shared_keys[self._get_connection_pool_index(write)]
         found = _shared.get(key)
         if found is None:
             with _lock:
