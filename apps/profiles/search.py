@@ -456,9 +456,13 @@ def search_run(*, site: Site, viewer, search: SearchRequest) -> SearchResult:
     if next_cursor and search.cursor is None:
         # Only pages the server placed itself: a client's cursor may not match its page.
         cache.set(_cursor_cache_key(filters, viewer, search.page + 1), next_cursor, CURSOR_TTL)
-    # Without blocks, only the viewer's own profile can differ from a visitor's count.
-    counted_hidden = hidden if blocks or not _own_outside(own_profile(viewer), filters) else None
-    num_results = _count(filters, counted_hidden)
+    own = own_profile(viewer)
+
+    def count(counted: SearchFilters) -> int:
+        # Without blocks, only the viewer's own profile can differ from a visitor's count.
+        return _count(counted, hidden if blocks or not _own_outside(own, counted) else None)
+
+    num_results = count(filters)
 
     similar: list[Profile] = []
     num_similar = 0
@@ -470,8 +474,7 @@ def search_run(*, site: Site, viewer, search: SearchRequest) -> SearchResult:
             similar = list(candidates[:PAGE_SIZE])
             if len(results) + len(similar) >= PAGE_SIZE or index == len(steps) - 1:
                 # The relaxed filters hold every exact match: their count minus the exact one.
-                relaxed_hidden = hidden if blocks or not _own_outside(own_profile(viewer), relaxed) else None
-                num_similar = max(_count(relaxed, relaxed_hidden) - num_results, len(similar)) if similar else 0
+                num_similar = max(count(relaxed) - num_results, len(similar)) if similar else 0
                 break
 
     return SearchResult(
