@@ -10,6 +10,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
 from apps.accounts.selectors import signup_allowed
+from apps.accounts.services.settings import member_language_set
 from apps.landers.copy import niche_copy
 from apps.landers.selectors import THUMB_SIDE
 from apps.pages import page_cache
@@ -90,6 +91,8 @@ def lang_config(request: HttpRequest) -> HttpResponse:
             next_url = "/"
         if language not in site.languages:
             return render(request, "pages/lang_config.html", {"languages": languages, "error": True}, status=400)
+        if request.user.is_authenticated:
+            member_language_set(user=request.user, language=language, languages=site.languages)
         response = HttpResponseRedirect(next_url)
         response.set_cookie(
             settings.LANGUAGE_COOKIE_NAME,

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from apps.accounts.selectors import user_payload
 from apps.accounts.services.auth import member_login, member_logout
 from apps.accounts.services.push import push_subscription_save
+from apps.accounts.services.settings import member_language_set
 from apps.accounts.services.signup import member_resend_confirmation, member_signup
 from apps.common.api.base import SiteApiView
 from apps.common.exceptions import ApplicationError
@@ -59,10 +60,8 @@ class UserApi(SiteApiView):
             raise _authentication_required()
         data = self._valid(self.LanguageInput, request.data)
         site = request._request.site
-        if data["language"] not in site.languages:
+        if not member_language_set(user=request.user, language=data["language"], languages=site.languages):
             raise ApplicationError("invalid_language", _("This language is not available on this site."))
-        request.user.language = data["language"]
-        request.user.save(update_fields=["language"])
         response = Response({"user": user_payload(request.user)})
         response.set_cookie(
             settings.LANGUAGE_COOKIE_NAME,

@@ -308,3 +308,15 @@ def email_unsubscribe(*, token: str) -> User:
         state=NoticeState.SKIPPED, result="unsubscribed"
     )
     return user
+
+
+def member_language_set(*, user: User, language: str, languages) -> bool:
+    """Keeps the interface language the member chose (spec §7 PUT /api/user.php
+    {language}; the language menu too): e-mails and pushes are written in it from then on.
+    False, and nothing changes, for a language the site does not offer."""
+    if language not in languages:
+        return False
+    if user.language != language:
+        user.language = language
+        user.save(update_fields=["language"])
+    return True

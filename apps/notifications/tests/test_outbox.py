@@ -19,7 +19,7 @@ from apps.notifications import sending
 from apps.notifications.models import Channel, Notice, NoticeState
 from apps.notifications.tasks import notices_sweep
 from apps.notifications.tests.conftest import device
-from apps.profiles.tests.helpers_view import member
+from apps.profiles.tests.helpers_view import logged_in, member
 from apps.tenants.constants import INTERFACE_LANGUAGES
 from conftest import on_site
 
@@ -189,6 +189,35 @@ class TestSending:
         (message,) = mail.outbox
         assert expected != "Anna started a conversation with you"
         assert message.subject.endswith(expected) and footer in message.body
+
+    def test_a_member_who_picks_a_language_in_the_menu_gets_mail_and_push_in_it(
+        self, site, anna_ben, client_for, local_push
+    ):
+        """Spec §7 "PUT /api/user.php {language} on language change when logged in": the
+        language menu (/lang-config) keeps the choice on the member too, not only in the
+        cookie, so what is sent later while they are away is in it."""
+        anna, ben = anna_ben
+        device(site, ben.user, local_push, "ben-phone")
+        site.languages = ["en", "fr"]
+        site.save()
+        response = logged_in(site, client_for, ben).post("/lang-config", {"language": "fr", "next": "/chats"})
+        assert response.status_code == 302
+        with on_site(site):
+            assert User.objects.get(pk=ben.user_id).language == "fr"
+        credits_give(site, anna.user, 10)
+        send(site, anna, ben)
+        mail.outbox.clear()
+        for row in notices(site, ben.user):
+            send_now(site, row)
+        with translation.override("fr"):
+            from django.utils.translation import gettext
+
+            expected = gettext("%(name)s started a conversation with you") % {"name": "Anna"}
+        assert expected != "Anna started a conversation with you"
+        (message,) = mail.outbox
+        assert message.subject.endswith(expected)
+        (push,) = local_push.wait_for(1)
+        assert push.json["title"] == expected
 
     @pytest.mark.parametrize(
         "change",
