@@ -3,7 +3,7 @@ Chat). Site schemas.
 
 A conversation joins two profiles; each side has a Participant row with that member's
 own state: whether the chat is in their list, unread count, what they have read, what
-they deleted. Demo and fictional profiles have no member (`Participant.user` is null);
+they deleted, when they last opened it. Demo and fictional profiles have no member (`Participant.user` is null);
 messages to them are stored all the same. The participant row also carries the other
 profile and the last message that member may see, so the chat list is one query."""
 
@@ -64,6 +64,11 @@ class Participant(models.Model):
     # Deleting a chat hides the messages up to then for this member only.
     cleared_up_to = models.BigIntegerField(_("messages hidden up to id"), default=0)
     deleted_at = models.DateTimeField(_("deleted"), null=True, blank=True)
+    # When this member last opened the conversation (its page, or GET /api/chat.php): the
+    # member's last opened chat is their open, listed chat with the latest one (spec §3
+    # "last opened chat profile and date"). Not indexed: a member has few rows, and the
+    # chat list reads it with the rows it loads anyway.
+    last_opened = models.DateTimeField(_("last opened"), null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

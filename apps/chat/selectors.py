@@ -56,8 +56,12 @@ def _profile_summary(profile) -> dict:
     }
 
 
-def chats_list(*, user) -> list[dict]:
-    """GET /api/chats.php: the member's chats, newest first. One query."""
+def chats_state(*, user) -> dict:
+    """GET /api/chats.php: the member's chats, newest first, and their last opened chat
+    (spec §3 "last opened chat profile and date"): `{"conversation", "profile", "at"}` of
+    the listed chat they opened last, or None. Closed (blocked, deleted account) and
+    deleted chats are not listed, so they never come back as the last opened. One query:
+    the last opened chat comes from the list's own rows."""
     rows = (
         _open_participations(user_id=user.pk)
         .filter(listed=True)
@@ -65,6 +69,7 @@ def chats_list(*, user) -> list[dict]:
         .order_by("-last_message_at", "-id")[:CHATS_LIMIT]
     )
     chats = []
+    last = None
     for row in rows:
         other = row.other_profile
         chats.append(
@@ -79,7 +84,21 @@ def chats_list(*, user) -> list[dict]:
                 "updated": row.last_message_at.isoformat() if row.last_message_at else None,
             }
         )
-    return chats
+        if row.last_opened and (last is None or row.last_opened > last.last_opened):
+            last = row
+    last_opened = None
+    if last is not None:
+        last_opened = {
+            "conversation": last.conversation_id,
+            "profile": last.other_profile_id,
+            "at": last.last_opened.isoformat(),
+        }
+    return {"chats": chats, "last_opened": last_opened}
+
+
+def chats_list(*, user) -> list[dict]:
+    """The member's chats, newest first (chats_state's "chats"). One query."""
+    return chats_state(user=user)["chats"]
 
 
 def unread_total(*, user) -> int:

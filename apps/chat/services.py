@@ -516,6 +516,14 @@ def messages_delivered_pending(*, user) -> int:
     return changed
 
 
+def conversation_opened(*, user, conversation_id: int) -> None:
+    """The member opened the conversation (its page, GET /api/chat.php): it becomes their
+    last opened chat (spec §3). One UPDATE of their own side only; call it after the
+    conversation was found theirs and open (conversation_history), so a foreign id
+    records nothing."""
+    Participant.objects.filter(conversation_id=conversation_id, user_id=user.pk).update(last_opened=timezone.now())
+
+
 # --- Deleting ---------------------------------------------------------------------------------
 
 
@@ -538,6 +546,8 @@ def _hide(rows) -> int:
             last_message=None,
             last_message_at=None,
             deleted_at=now,
+            # A deleted chat is never the last opened one again, even when a message brings it back.
+            last_opened=None,
         )
         count += 1
     return count

@@ -3,9 +3,10 @@ in the chat layout that host the Chat island, with its first data in the props s
 page shows at once. apps.chat.api answers the island's calls; lib/realtime.ts brings
 the live events.
 
-- /chats: the member's conversation list.
+- /chats: the member's conversation list; on wide screens the island opens the last
+  opened conversation instead (props "lastOpened").
 - /chats/<id>: one conversation (the member's own; 404 otherwise), beside the list on
-  wide screens.
+  wide screens. Opening it makes it the member's last opened chat.
 - /members/<id>/chat: opens (or starts) the conversation with a profile and goes there.
   Visitors get the "log in or sign up" message of the profile page's message button; a
   free member past their conversations gets the premium alert."""
@@ -23,8 +24,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from apps.chat.models import Message, MessageKind, Participant
-from apps.chat.selectors import chats_list, conversation_history, message_costs
-from apps.chat.services import conversation_open
+from apps.chat.selectors import chats_state, conversation_history, message_costs
+from apps.chat.services import conversation_open, conversation_opened
 from apps.common.exceptions import ApplicationError
 from apps.common.locale import locale_tag
 from apps.common.media import media_file_response, media_path_check
@@ -101,9 +102,12 @@ def _props(request: HttpRequest, *, view: str, history: dict | None = None) -> d
     site = request.site
     user = request.user
     costs = message_costs(site=site, user=user)
+    chats = chats_state(user=user)
     return {
         "view": view,
-        "chats": chats_list(user=user),
+        "chats": chats["chats"],
+        # {conversation, profile, at} or null: on wide screens /chats opens it (index.list.tsx).
+        "lastOpened": chats["last_opened"],
         "history": history,
         "credits": user.credits,
         "messageLength": site.message_length,
@@ -176,6 +180,7 @@ def chat_page(request: HttpRequest, id: int) -> HttpResponse:
         history = conversation_history(user=request.user, conversation_id=id)
     except ApplicationError as error:
         raise Http404(error.message) from None
+    conversation_opened(user=request.user, conversation_id=id)
     props = _props(request, view="conversation", history=history)
     return render(
         request,

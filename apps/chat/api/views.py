@@ -1,7 +1,9 @@
 """The chat API (spec §7): thin views over apps.chat.services and selectors.
 
-- GET /api/chats.php: {"chats": [{"conversation", "profile", "num_unread_messages", ...}]}
-- GET /api/chat.php?conversation=<id>: the newest messages of a conversation.
+- GET /api/chats.php: {"chats": [{"conversation", "profile", "num_unread_messages", ...}],
+  "last_opened": {"conversation", "profile", "at"} | null}
+- GET /api/chat.php?conversation=<id>: the newest messages of a conversation (opening
+  it: it becomes the member's last opened chat).
 - POST /api/chat.php {"profile": id}: open (or start) the conversation with a profile.
 - DELETE /api/chat.php {"conversation": id} or {"profile": id}: delete chats.
 - POST /api/chat-read.php {"conversation": id}: opened; unread becomes 0.
@@ -19,10 +21,11 @@ from rest_framework.response import Response
 
 from apps.chat.events import after_response, run_after_sent
 from apps.chat.payloads import message_payload
-from apps.chat.selectors import chats_list, conversation_history, gifts_offered, message_costs, unread_total
+from apps.chat.selectors import chats_state, conversation_history, gifts_offered, message_costs, unread_total
 from apps.chat.services import (
     conversation_delete,
     conversation_open,
+    conversation_opened,
     conversation_read,
     conversations_delete_with_profile,
     message_send,
@@ -53,7 +56,7 @@ class ChatsApi(SiteApiView):
     @extend_schema(responses={200: OpenApiTypes.OBJECT}, operation_id="chats_list")
     def get(self, request: Request) -> Response:
         member = _member(request)
-        return Response({"chats": chats_list(user=member)})
+        return Response(chats_state(user=member))
 
 
 class ChatApi(ChatApiView):
@@ -77,6 +80,7 @@ class ChatApi(ChatApiView):
     def get(self, request: Request) -> Response:
         member = _member(request)
         history = conversation_history(user=member, conversation_id=request.query_params.get("conversation"))
+        conversation_opened(user=member, conversation_id=history["conversation"]["id"])
         site = request._request.site
         return Response({**history, "costs": message_costs(site=site, user=member), "credits": member.credits})
 

@@ -35,7 +35,8 @@ def test_open_send_list_read_and_history(site, client_for, pair):
     opened = _json(annas, "post", "/api/chat.php", {"profile": ben.pk})
     assert opened.status_code == 200
     conversation = opened.json()["conversation"]
-    assert annas.get("/api/chats.php").json() == {"chats": []}  # Nothing written yet.
+    # Nothing written yet (and an empty conversation is not the last opened chat either).
+    assert annas.get("/api/chats.php").json() == {"chats": [], "last_opened": None}
 
     text = "<script>alert('x')</script> Hi & bye"
     sent = _json(annas, "post", "/api/message.php", {"conversation": conversation, "client_id": "m1", "text": text})
@@ -164,7 +165,7 @@ def test_delete_by_conversation_and_by_profile(site, client_for, pair):
     assert _json(annas, "delete", "/api/chat.php", {"conversation": first.pk}).json() == {"deleted": 1}
     assert [c["profile"] for c in annas.get("/api/chats.php").json()["chats"]] == [carl.pk]
     assert _json(annas, "delete", "/api/chat.php", {"profile": carl.pk}).json() == {"deleted": 1}
-    assert annas.get("/api/chats.php").json() == {"chats": []}
+    assert annas.get("/api/chats.php").json() == {"chats": [], "last_opened": None}
     missing = _json(annas, "delete", "/api/chat.php", {"conversation": 987654})
     assert (missing.status_code, missing.json()["error"]["code"]) == (404, "conversation_not_found")
     neither = _json(annas, "delete", "/api/chat.php", {})
