@@ -11,7 +11,11 @@ too. docs/decisions.md says why.
 
 The same cookie keeps the lander the visitor saw last and its campaign label (the
 lander's {slug}, apps.landers): `lander_visit_keep`, stored with the account as
-SignupTracking.lander / .campaign (`signup_tracking_from_request`)."""
+SignupTracking.lander / .campaign (`signup_tracking_from_request`).
+
+`?lb=<lander key>` ("landing back": a link from a lander or a partner's pre-lander back
+to any page of the site) counts as a visit of that lander: kept like one, and removed from
+the address like the tracking parameters. Any other value is dropped (docs/decisions.md)."""
 
 import json
 from urllib.parse import urlencode
@@ -21,6 +25,7 @@ from django.core import signing
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 
 from apps.accounts.models import SignupTracking
+from apps.landers.keys import LANDER_KEYS as LANDER_KEYS_KNOWN
 
 PARAMS = SignupTracking.TRACKING_FIELDS
 LANDER_KEYS = SignupTracking.LANDER_FIELDS
@@ -31,6 +36,9 @@ TRACKING_DAYS = 30
 VALUE_MAX_LENGTH = 100
 # What SignupTracking can store of each key.
 _MAX_LENGTHS = {key: SignupTracking._meta.get_field(key).max_length for key in _KEYS}
+
+LANDING_BACK = "lb"
+_ARRIVAL_KEYS = (*PARAMS, LANDING_BACK)
 
 CONSENT_COOKIE = f"{settings.COOKIE_PREFIX}consent"
 CONSENT_ALL, CONSENT_NECESSARY = "all", "necessary"
@@ -67,14 +75,19 @@ def signup_tracking_from_request(request: HttpRequest) -> dict[str, str]:
     return _cookie_data(request)
 
 
-def lander_visit_keep(response: HttpResponse, request: HttpRequest, *, lander: str, campaign: str = "") -> None:
-    """Remember the lander (its route name) and campaign label on `response`; the last
-    lander seen wins. No Set-Cookie when the cookie holds them already."""
-    data = _cookie_data(request)
+def _with_lander(data: dict[str, str], lander: str, campaign: str = "") -> dict[str, str]:
     kept = {key: value for key, value in data.items() if key not in LANDER_KEYS}
     kept["lander"] = lander
     if campaign:
         kept["campaign"] = campaign
+    return kept
+
+
+def lander_visit_keep(response: HttpResponse, request: HttpRequest, *, lander: str, campaign: str = "") -> None:
+    """Remember the lander (its route name) and campaign label on `response`; the last
+    lander seen wins. No Set-Cookie when the cookie holds them already."""
+    data = _cookie_data(request)
+    kept = _with_lander(data, lander, campaign)
     if kept != data:
         tracking_cookie_set(response, request, kept)
 
@@ -118,11 +131,14 @@ class TrackingMiddleware:
 
     def __call__(self, request: HttpRequest):
         site = getattr(request, "site", None)
-        if request.method == "GET" and site is not None and any(key in request.GET for key in PARAMS):
+        if request.method == "GET" and site is not None and any(key in request.GET for key in _ARRIVAL_KEYS):
             found = {key: request.GET[key][:VALUE_MAX_LENGTH] for key in PARAMS if request.GET.get(key)}
-            rest = [(key, value) for key, value in request.GET.items() if key not in PARAMS]
+            rest = [(key, value) for key, value in request.GET.items() if key not in _ARRIVAL_KEYS]
             response = HttpResponseRedirect(request.path + (f"?{urlencode(rest)}" if rest else ""))
-            if found:
-                tracking_cookie_set(response, request, {**_cookie_data(request), **found})
+            data = {**_cookie_data(request), **found}
+            if request.GET.get(LANDING_BACK) in LANDER_KEYS_KNOWN:
+                data = _with_lander(data, request.GET[LANDING_BACK])
+            if data != _cookie_data(request):
+                tracking_cookie_set(response, request, data)
             return response
         return self.get_response(request)

@@ -5,6 +5,7 @@ from django.urls import path, re_path, register_converter
 from django.urls.converters import StringConverter
 
 from apps.landers import views
+from apps.landers.keys import GENERIC_LANDERS
 from apps.landers.models import TOKEN_MAX_LENGTH, TOKEN_PATTERN
 
 CAMPAIGN_MAX_LENGTH = 40
@@ -20,7 +21,7 @@ class CampaignConverter(StringConverter):
 register_converter(CampaignConverter, "campaign")
 
 urlpatterns = []
-for _lander in views.GENERIC_LANDERS:
+for _lander in GENERIC_LANDERS:
     urlpatterns += [
         path(f"landers/{_lander}", views.generic_lander, {"lander": _lander}, name=f"landers-{_lander}"),
         path(

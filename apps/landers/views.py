@@ -27,6 +27,7 @@ from apps.accounts.selectors import signup_allowed
 from apps.accounts.tracking import lander_visit_keep
 from apps.common.media import media_path_check
 from apps.landers.copy import niche_copy
+from apps.landers.keys import MEMBER_LANDERS
 from apps.landers.markup import page_summary, render_page_body
 from apps.landers.selectors import (
     THUMB_SIDE,
@@ -44,18 +45,6 @@ from apps.pages import page_cache
 from apps.profiles.models import Profile
 from apps.profiles.selectors_view import profile_location
 from apps.tenants.selectors import request_country, selected_country
-
-GENERIC_LANDERS = (
-    "alonetonight",
-    "collagelanding",
-    "gallery",
-    "iconslanding",
-    "maplanding",
-    "socialnetwork",
-    "transitionsvideolanding",
-    "video",
-)
-MEMBER_LANDERS = {"landing": "member-landing", "landing2": "member-landing2", "landing3": "member-landing3"}
 
 # Images in the first screen of a phone are loaded at once, the rest lazily.
 EAGER_IMAGES = 4

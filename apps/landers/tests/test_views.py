@@ -8,8 +8,8 @@ import uuid
 import pytest
 
 from apps.accounts.models import SignupTracking, User
+from apps.landers.keys import GENERIC_LANDERS
 from apps.landers.tests.helpers import island_props, lander_profiles, thumb_of
-from apps.landers.views import GENERIC_LANDERS
 from apps.profiles.models import Photo, PhotoStatus, Profile, ProfileStatus
 from apps.profiles.tests.helpers_view import logged_in, member
 from apps.tenants.models import Site
@@ -341,6 +341,32 @@ class TestTracking:
         assert (tracking.network, tracking.sub1, tracking.lander, tracking.campaign) == (
             "adnet", "x", "member-landing2", "",
         )  # fmt: skip
+
+    def test_lb_names_the_lander_a_visitor_comes_back_from_and_lands_on_the_account(self, site, client_for):
+        """docs/decisions.md "The lb parameter": ?lb=<lander key> on any page counts as a
+        visit of that lander (a partner's pre-lander linking back), and leaves the address."""
+        client = client_for(site)
+        client.get("/landers/gallery/first?network=adnet")
+        response = client.get("/members?lb=tinderswipe&page=2")
+        assert response.status_code == 302 and response.headers["Location"] == "/members?page=2"
+        email = f"back-{uuid.uuid4().hex[:8]}@example.com"
+        assert signup(client, email).status_code == 201
+        with on_site(site):
+            tracking = SignupTracking.objects.get(user__email=email)
+        assert (tracking.network, tracking.lander, tracking.campaign) == ("adnet", "tinderswipe", "")
+
+    @pytest.mark.parametrize(
+        "value", ["", "nope", "gallery/first", "<b>x</b>", "x" * 5000, "%E2%80%AE", "member-landing2%0d%0aSet-Cookie:x"]
+    )
+    @pytest.mark.parametrize("path", ["/", "/members", "/landers/video", "/pages/faq", "/signup", "/no-such-page"])
+    def test_any_other_lb_is_dropped_and_never_breaks_a_page(self, site, client_for, path, value):
+        from apps.accounts.tracking import COOKIE
+
+        client = client_for(site)
+        response = client.get(f"{path}?lb={value}")
+        assert response.status_code == 302 and response.headers["Location"] == path
+        assert COOKIE not in response.cookies
+        assert client.get(path).status_code in (200, 302, 404)
 
     def test_a_visit_without_parameters_sets_no_cookie_twice_and_no_banner(self, site, client_for):
         from apps.accounts.tracking import COOKIE
