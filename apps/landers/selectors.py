@@ -15,6 +15,7 @@ from django.db.models import Count, F, QuerySet
 from django.utils import timezone
 from django.utils.translation import get_language
 
+from apps.common.storage import cdn_url
 from apps.landers.models import LanderVideo, SitePage
 from apps.profiles.cards import card_basics
 from apps.profiles.models import PhotoStatus, Profile
@@ -114,7 +115,7 @@ def featured_profile(profile_id: int) -> Profile | None:
 def member_photos(profile: Profile, *, limit: int = 6) -> list[dict]:
     """The member's approved photos' thumbnails, main photo first."""
     photos = photos_visible_to(None, profile).exclude(thumb="")
-    items = [{"id": photo.pk, "thumb": photo.thumb.url} for photo in photos[: limit + 1]]
+    items = [{"id": photo.pk, "thumb": cdn_url(photo.thumb.url)} for photo in photos[: limit + 1]]
     items.sort(key=lambda item: item["id"] != profile.main_photo_id)
     return items[:limit]
 

@@ -177,6 +177,11 @@ class Photo(models.Model):
     def __str__(self) -> str:
         return f"{self.profile_id}: {self.image.name}"
 
+    @property
+    def is_public(self) -> bool:
+        """Anyone may see it (and fetch it from the site's CDN): an approved photo."""
+        return self.status == PhotoStatus.ACTIVE
+
 
 class Block(models.Model):
     """A member blocks another: neither sees nor contacts the other (spec §6)."""

@@ -3,6 +3,7 @@
 from django.core.paginator import Page, Paginator
 from django.db.models import Exists, OuterRef, QuerySet
 
+from apps.common.storage import cdn_url
 from apps.profiles.models import Gender, Photo, PhotoStatus, Profile, ProfileStatus, Sexuality
 from apps.tenants.constants import Niche
 from apps.tenants.models import Site
@@ -57,9 +58,9 @@ def signup_matches(*, site: Site, profile: Profile | None, page: int | str = 1) 
 def public_thumb_url(profile: Profile) -> str | None:
     """The main photo's thumbnail as others may see it: only an approved photo."""
     photo = profile.main_photo
-    if photo is None or photo.status != PhotoStatus.ACTIVE or not photo.thumb:
+    if photo is None or not photo.is_public or not photo.thumb:
         return None
-    return photo.thumb.url
+    return cdn_url(photo.thumb.url)
 
 
 def photos_visible_to(viewer, profile: Profile) -> QuerySet[Photo]:

@@ -14,11 +14,11 @@ from django.views.decorators.http import require_http_methods, require_POST
 from apps.accounts.forms_settings import errors_to_form
 from apps.chat.views import profile_gift_props
 from apps.common.exceptions import ApplicationError
+from apps.common.storage import cdn_url
 from apps.likes.selectors import like_state
 from apps.likes.services import like_mark_opened
 from apps.profiles.cards import fictional_label, profile_notes
 from apps.profiles.forms import ComplaintForm
-from apps.profiles.models import PhotoStatus
 from apps.profiles.selectors import public_thumb_url
 from apps.profiles.selectors_view import (
     BlockedByOwner,
@@ -46,9 +46,9 @@ def _login_url(request: HttpRequest, next_path: str | None = None) -> str:
 def _og_image(request: HttpRequest, profile) -> str | None:
     """The share preview's picture: the main photo only when it is approved."""
     photo = profile.main_photo
-    if photo is None or photo.status != PhotoStatus.ACTIVE or not photo.image:
+    if photo is None or not photo.is_public or not photo.image:
         return None
-    return request.build_absolute_uri(photo.image.url)
+    return request.build_absolute_uri(cdn_url(photo.image.url))
 
 
 def _header_thumb(page) -> str | None:

@@ -15,6 +15,7 @@ from django_countries.fields import CountryField
 from django_tenants.models import DomainMixin, TenantMixin
 from django_tenants.utils import get_creation_fakes_migrations, get_public_schema_name, schema_exists
 
+from apps.common.storage import cdn_url
 from apps.tenants.constants import (
     DEFAULT_INTERESTS,
     GIFT_PICTURES,
@@ -609,7 +610,7 @@ class Gift(models.Model):
 
     @property
     def picture_url(self) -> str | None:
-        return self.image.url if self.image else gift_picture_url(self.emoji)
+        return cdn_url(self.image.url) if self.image else gift_picture_url(self.emoji)
 
     def clean(self) -> None:
         if not self.emoji and not self.image:

@@ -159,7 +159,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
-    "apps.common.middleware.SiteSocketCspMiddleware",
+    "apps.common.middleware.SiteCspMiddleware",
     # Innermost: a view's "Redis / broker / database away" becomes 503, not 500.
     "apps.common.unavailable.ServiceUnavailableMiddleware",
 ]
@@ -296,7 +296,7 @@ MEDIA_URL = "/media/"
 MEDIA_ROOT = Path(env("MEDIA_ROOT", default=str(BASE_DIR / ".data" / "media")))
 STORAGES = {
     "default": {"BACKEND": "apps.common.storage.SiteFileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "apps.common.storage.SiteStaticFilesStorage"},
 }
 
 # Largest request body accepted (a 10 MB photo plus its form).
@@ -459,7 +459,7 @@ CONTENT_SECURITY_POLICY = {
         "script-src": [SELF, NONCE],
         "style-src": [SELF, NONCE],
         "img-src": [SELF, "data:", "blob:"],
-        # ws(s)://<the site's host> is added per request (SiteSocketCspMiddleware).
+        # ws(s)://<the site's host> is added per request (SiteCspMiddleware).
         "connect-src": [SELF],
         "frame-ancestors": [NONE],
         "base-uri": [SELF],

@@ -36,7 +36,7 @@ CSRF_COOKIE_NAME = f"__Host-{COOKIE_PREFIX}csrftoken"
 STORAGES = {
     "default": {"BACKEND": env("MEDIA_STORAGE_BACKEND", default="apps.common.storage.SiteFileSystemStorage")},
     # `manage.py collectstatic` at build time (deploy/Dockerfile); whitenoise serves them.
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "apps.common.storage.SiteManifestStaticFilesStorage"},
 }
 AWS_STORAGE_BUCKET_NAME = env("AWS_STORAGE_BUCKET_NAME", default="")
 AWS_S3_ENDPOINT_URL = env("AWS_S3_ENDPOINT_URL", default=None)

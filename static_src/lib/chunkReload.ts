@@ -42,7 +42,7 @@ export interface ChunkReloadOptions {
   reload?: () => void;
   now?: () => number;
   storage?: Pick<Storage, "getItem" | "setItem">;
-  /** Only script errors of files under this path count (the esbuild output). */
+  /** Only script errors of files under this path count (the esbuild output, on the site or its CDN). */
   assetPrefix?: string;
   target?: Window;
 }
@@ -87,7 +87,7 @@ export function installChunkReloadGuard(options: ChunkReloadOptions = {}): () =>
     const el = event.target;
     if (el instanceof HTMLScriptElement && el.type === "module" && el.src) {
       const path = new URL(el.src, window.location.href).pathname;
-      if (path.startsWith(assetPrefix)) reloadOnce(options);
+      if (path.includes(assetPrefix)) reloadOnce(options);
     }
   };
 
