@@ -144,6 +144,25 @@ export interface ChatSummary {
   updated: string | null;
 }
 
+/** A town as GET /api/geocode.php answers it (spec §7): city level only, never coordinates. */
+export interface GeoPlace {
+  country: string;
+  region: string;
+  city: string;
+}
+
+export type GeoPermission = "unknown" | "granted" | "denied";
+
+/** "Use my location" (spec §3 "geolocation permission and geocode"): filled in by
+ * lib/geolocation.ts on a tap (not on load) and kept in localStorage for an hour. */
+export interface GeolocationState {
+  permission: GeoPermission;
+  /** The last answer: a town, false when none was found, null before any. */
+  geocode: GeoPlace | false | null;
+  /** Epoch milliseconds of the answer (or of the refusal). */
+  at: number;
+}
+
 export interface AppState {
   user: AppUser | null;
   /** The member's chats once loaded (the chat pages, the periodic refresh); null before. */
@@ -153,6 +172,8 @@ export interface AppState {
   timeBonus: TimeBonus | null;
   paymentCountry: string | null;
   push: PushState;
+  /** Absent until the member taps "Use my location". */
+  geolocation?: GeolocationState;
 }
 
 export function initialAppState(): AppState {
