@@ -3,6 +3,11 @@
 import pytest
 from playwright.sync_api import expect
 
+from apps.accounts.models import User
+from conftest import on_site
+from tests.browser.helpers import log_in, member
+from tests.live import in_thread
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
 
 
@@ -106,3 +111,22 @@ def test_a_french_visitor_on_an_english_page_is_offered_french(site_server, new_
     assert page.locator("html").get_attribute("lang") == "fr"
     # Now in the one visible language: nothing left to choose.
     expect(page.get_by_test_id("language-dropdown")).to_have_count(0)
+
+
+def test_a_member_who_switches_to_french_keeps_it_for_mails_and_pushes(site, site_server, page):
+    """The language menu keeps a logged-in member's choice on the member (User.language,
+    what e-mails and pushes are written in), not only in the browser's cookie."""
+    email, _profile = member(site, "Lingua")
+    log_in(page, site_server, email)
+    dropdown = page.get_by_test_id("language-dropdown")
+    if not page.get_by_test_id("language-fr").is_visible():
+        dropdown.get_by_role("button").first.click()
+    with page.expect_navigation():
+        page.get_by_test_id("language-fr").click()
+    assert page.locator("html").get_attribute("lang") == "fr"
+
+    def language() -> str:
+        with on_site(site):
+            return User.objects.get(email=email).language
+
+    assert in_thread(language) == "fr"
