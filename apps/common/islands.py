@@ -44,6 +44,17 @@ def entry_warning_strings(min_age: int = 18) -> dict:
     }
 
 
+def location_strings() -> dict:
+    """The "Use my location" button of the signup's location step and of the search filters."""
+    return {
+        "useLocation": _("Use my location"),
+        "locating": _("Finding your location…"),
+        "locationFound": _("Your location has been filled in."),
+        "locationFailed": _("Your location could not be found. Please choose it yourself."),
+        "locationDenied": _("Your browser does not share your location. Please choose it yourself."),
+    }
+
+
 def signup_strings(min_age: int = 18) -> dict:
     """The signup island (steps 0-4, push, confirm). `{name}`, `{email}`, `{step}`,
     `{total}`, `{count}` and `{max}` are filled in by the island."""
@@ -104,6 +115,7 @@ def signup_strings(min_age: int = 18) -> dict:
         "region": _("Region"),
         "regionChoose": _("Choose a region"),
         "city": _("City"),
+        **location_strings(),
         # Step 3: personal info.
         "personalTitle": _("Tell us about yourself"),
         "gender": _("I am a"),
@@ -139,6 +151,7 @@ def search_strings() -> dict:
         "country": _("Country"),
         "region": _("Region"),
         "anyRegion": _("All regions"),
+        **location_strings(),
         "minAge": _("From age"),
         "maxAge": _("To age"),
         "any": _("Any"),

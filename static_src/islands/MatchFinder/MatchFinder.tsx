@@ -5,6 +5,7 @@ import {
   CountryControl,
   FieldControl,
   GenderControl,
+  LocationControl,
   RegionControl,
   type ControlProps,
 } from "../Search/Filters";
@@ -124,6 +125,7 @@ export function MatchFinder(props: MatchFinderProps) {
           )}
           {step === "location" && (
             <>
+              <LocationControl {...control} className="" />
               <CountryControl {...control} />
               <RegionControl {...control} />
             </>

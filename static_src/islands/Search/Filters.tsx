@@ -1,5 +1,8 @@
 import { useId } from "react";
 
+import { LocationButton } from "../../lib/LocationButton";
+import type { GeoPlace } from "../../lib/store";
+
 import type { FilterValues, Option, SearchOptions, SearchStrings } from "./types";
 
 interface SelectProps {
@@ -119,6 +122,18 @@ export function RegionControl({ values, options, strings, fieldErrors, onChange 
       onChange={onChange}
     />
   );
+}
+
+/** "Use my location": sets the country (when the site offers it) and its region. */
+export function LocationControl({ values, options, strings, onChange, className }: ControlProps & { className?: string }) {
+  const fillIn = (place: GeoPlace) => {
+    if (!options.countries.some((c) => c.code === place.country)) return false;
+    onChange("country", place.country);
+    const region = regionsOf({ ...values, country: place.country }, options).some((r) => r.code === place.region);
+    if (region) onChange("region", place.region);
+    return true;
+  };
+  return <LocationButton strings={strings} onPlace={fillIn} testId="search-use-location" className={className} />;
 }
 
 export function FieldControl({ field, ...props }: ControlProps & { field: SearchOptions["fields"][number] }) {

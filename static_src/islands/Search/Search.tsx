@@ -6,6 +6,7 @@ import {
   FieldControl,
   filtersSummary,
   GenderControl,
+  LocationControl,
   RegionControl,
   regionsOf,
   type ControlProps,
@@ -94,6 +95,7 @@ export function Search(props: SearchProps) {
         noValidate
         data-testid="search-filters"
       >
+        <LocationControl {...control} className="mb-2" />
         <div className="row g-2 align-items-end">
           {options.genders.length > 1 && (
             <Col>

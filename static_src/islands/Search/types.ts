@@ -1,9 +1,10 @@
+import type { LocationStrings } from "../../lib/LocationButton";
 import type { CardFact, CardNote, CardText, FictionalLabel } from "../../lib/profileCard";
 
 /** Props of the Search island, built by apps.profiles.views_search.members_page, and the
  * answer of GET /api/search.php (apps.profiles.search.search_payload). */
 
-export interface SearchStrings {
+export interface SearchStrings extends LocationStrings {
   title: string;
   filters: string;
   gender: string;

@@ -6,6 +6,8 @@
 import { useId, useRef, useState, type FormEvent } from "react";
 
 import { post, request } from "../../lib/api";
+import { LocationButton } from "../../lib/LocationButton";
+import type { GeoPlace } from "../../lib/store";
 import {
   describedBy,
   Feedback,
@@ -210,10 +212,19 @@ export function LocationStep({ props, profile, onProfile, onNext, onBack }: Step
     onProfile({ ...profile, country, ...patch });
     save.clear(field);
   };
+  /** "Use my location": only a country the site offers; a region only when it is one of its list. */
+  const fillIn = (place: GeoPlace) => {
+    if (!countries.some((c) => c.code === place.country)) return false;
+    const region = (regions[place.country] ?? []).some((r) => r.code === place.region) ? place.region : "";
+    onProfile({ ...profile, country: place.country, region, city: place.city.slice(0, props.cityMaxLength) });
+    for (const field of ["country", "region", "city"]) save.clear(field);
+    return true;
+  };
 
   return (
     <form noValidate onSubmit={submit} ref={save.formRef} aria-busy={save.busy} data-testid="signup-location-form">
       <ErrorAlert message={Object.keys(save.errors).length ? null : save.message} />
+      <LocationButton strings={strings} onPlace={fillIn} testId="signup-use-location" />
       <div className="mb-3">
         <label className="form-label" htmlFor={`${id}-country`}>
           {strings.country}

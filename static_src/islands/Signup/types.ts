@@ -1,6 +1,8 @@
 /** Props of the Signup island, built by apps.accounts.views_signup.signup_island_props. */
 
-export interface SignupStrings {
+import type { LocationStrings } from "../../lib/LocationButton";
+
+export interface SignupStrings extends LocationStrings {
   title: string;
   close: string;
   stepOf: string;
