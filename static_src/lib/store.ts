@@ -124,6 +124,14 @@ export function readPushLastMessage(storage?: Storage): PushLastMessage | null {
   }
 }
 
+/** The member's last opened chat (spec §3; GET /api/chats.php "last_opened", the chat list
+ * page's props "lastOpened"; docs/chat.md): conversation and profile ids, when (ISO 8601). */
+export interface LastOpenedChat {
+  conversation: number;
+  profile: number;
+  at: string;
+}
+
 /** One chat of the member's list (GET /api/chats.php "chats"; docs/chat.md). */
 export interface ChatSummary {
   conversation: number;
@@ -167,6 +175,8 @@ export interface AppState {
   user: AppUser | null;
   /** The member's chats once loaded (the chat pages, the periodic refresh); null before. */
   chats: ChatSummary[] | null;
+  /** Set by the chat list page (islands/Chat/lastOpened.ts): null when there is none. */
+  lastOpenedChat?: LastOpenedChat | null;
   settings: AppSettings | null;
   totals: Totals;
   timeBonus: TimeBonus | null;

@@ -1,8 +1,8 @@
 /** Shapes of the chat API (docs/chat.md) as the Chat island uses them. */
 import type { IslandProps } from "../../lib/mount";
-import type { ChatSummary } from "../../lib/store";
+import type { ChatSummary, LastOpenedChat } from "../../lib/store";
 
-export type { ChatSummary };
+export type { ChatSummary, LastOpenedChat };
 
 export type MessageKind = "text" | "photo" | "gift";
 
@@ -86,6 +86,8 @@ export interface ChatUrls {
 export interface ChatProps extends IslandProps {
   view: "list" | "conversation";
   chats: ChatSummary[];
+  /** The member's last opened chat, or null: on wide screens /chats opens it (lastOpened.ts). */
+  lastOpened?: LastOpenedChat | null;
   history: History | null;
   credits: number;
   messageLength: number;
