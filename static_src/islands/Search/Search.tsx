@@ -95,7 +95,6 @@ export function Search(props: SearchProps) {
         noValidate
         data-testid="search-filters"
       >
-        <LocationControl {...control} className="mb-2" />
         <div className="row g-2 align-items-end">
           {options.genders.length > 1 && (
             <Col>
@@ -122,6 +121,7 @@ export function Search(props: SearchProps) {
             </Col>
           ))}
         </div>
+        <LocationControl {...control} className="mt-3" />
         <div className="d-flex gap-2 mt-3">
           <button type="submit" className="btn btn-primary" disabled={state.loading} data-testid="search-submit">
             {strings.search}
