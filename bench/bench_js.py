@@ -155,7 +155,7 @@ def make_site() -> dict:
 
 def pages(data: dict) -> list[tuple[str, str, bool]]:
     """(label, path, as the member) of every page type with islands."""
-    from apps.landers.views import GENERIC_LANDERS
+    from apps.landers.keys import GENERIC_LANDERS
 
     member = [
         ("home (member)", "/", True),

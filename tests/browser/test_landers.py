@@ -20,7 +20,7 @@ from playwright.sync_api import expect
 
 from apps.accounts.models import SignupTracking
 from apps.accounts.tracking import COOKIE, SALT
-from apps.landers.views import GENERIC_LANDERS
+from apps.landers.keys import GENERIC_LANDERS
 from apps.profiles.models import Profile
 from apps.tenants.models import Site
 from conftest import on_site
