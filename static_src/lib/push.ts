@@ -3,6 +3,8 @@
  * worker messages NEW_PUSH_MESSAGE / NEW_PUSH_CLICK).
  *
  * - installPushMessageHandler(): the page's side of the worker's messages (every page).
+ *   A push the worker did not show as an OS notification (inPage: this page is in
+ *   front) is shown in the page by lib/pushNotice.ts, imported only then.
  *
  * Whether the browser can do push and what it allows (pushSupported, pushPermission) is in
  * lib/pushSupport.ts, subscribing (subscribeToPush, syncPushState) in lib/pushSubscription.ts:
@@ -81,7 +83,9 @@ export interface PushMessageHandlerOptions {
  * Listens to the worker:
  * - NEW_PUSH_MESSAGE: remembers {id, kind, at} (appStore.push.lastMessage and
  *   sessionStorage) and re-dispatches the payload as a window "push-message" event, so
- *   the counts, the chats and the likes refresh at once.
+ *   the counts, the chats and the likes refresh at once. With inPage (no OS notification)
+ *   lib/pushNotice.ts shows it in the page, unless it is the last message remembered
+ *   before (a redelivery, or a reload since) or this page is its page.
  * - NEW_PUSH_CLICK with checkUrl (or openUrl): when this page is that page (path and
  *   query), the same "push-message" event refreshes it, without loading it again;
  *   otherwise the tab goes there. Only pages of this site.
@@ -92,11 +96,19 @@ export function installPushMessageHandler(win: Window = window, options: PushMes
   if (!container) return () => {};
   const store = options.store ?? appStore;
   const onMessage = (event: MessageEvent) => {
-    const data = event.data as { type?: unknown; payload?: unknown; openUrl?: unknown; checkUrl?: unknown } | null;
+    const data = event.data as {
+      type?: unknown;
+      payload?: unknown;
+      inPage?: unknown;
+      openUrl?: unknown;
+      checkUrl?: unknown;
+    } | null;
     if (!data || typeof data !== "object") return;
     if (data.type === PUSH_MESSAGE) {
+      const before = store.get(); // its push.lastMessage: the one remembered before this one
       rememberPushMessage(data.payload, store, Date.now(), options.storage);
       win.dispatchEvent(new CustomEvent(PUSH_MESSAGE_EVENT, { detail: data.payload ?? null }));
+      if (data.inPage) void import("./pushNotice").then((m) => m.default(data, before));
     } else if (data.type === PUSH_CLICK) {
       const target = sameOriginUrl(data.checkUrl, win) ?? sameOriginUrl(data.openUrl, win);
       if (!target) return;

@@ -1,9 +1,12 @@
 """The "disabled notifications" alert of the default layout's warnings area (spec §4
-dismissible alerts): `{% load notification_alerts %}{% notifications_disabled_alert %}`."""
+dismissible alerts): `{% load notification_alerts %}{% notifications_disabled_alert %}`, and
+the live region every page has for a push shown in the page: `{% push_notices %}`."""
 
 from datetime import datetime
 
 from django import template
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 register = template.Library()
 
@@ -45,3 +48,11 @@ def notifications_disabled_alert(context) -> dict:
         "request": request,
         "csrf_token": context.get("csrf_token"),
     }
+
+
+@register.inclusion_tag("notifications/partials/push_notices.html")
+def push_notices() -> dict:
+    """The empty live region a push shown in the page goes into (static_src/lib/pushNotice.ts),
+    with its strings in the page's language."""
+    # "Open" alone is also a payment's state ("Offen"): the link's verb has a context of its own.
+    return {"label": _("Notifications"), "open_text": pgettext("push notice link", "Open"), "close_text": _("Close")}

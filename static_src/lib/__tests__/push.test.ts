@@ -1,5 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
+const showPushNotice = vi.hoisted(() => vi.fn());
+vi.mock("../pushNotice", () => ({ default: showPushNotice }));
+
 import { installPushMessageHandler, PUSH_MESSAGE_EVENT, rememberPushMessage } from "../push";
 import { pushPermission, pushSupported } from "../pushSupport";
 import { currentPushSubscription, syncPushState, urlBase64ToUint8Array } from "../pushSubscription";
@@ -133,6 +136,24 @@ describe("messages from the service worker", () => {
     expect(store.get().push.lastMessage).toMatchObject({ id: "n-81", kind: "like" });
     expect(typeof store.get().push.lastMessage?.at).toBe("number");
     expect(JSON.parse(sessionStorage.getItem(PUSH_LAST_MESSAGE_KEY)!)).toMatchObject({ id: "n-81", kind: "like" });
+  });
+
+  it("NEW_PUSH_MESSAGE without an OS notification (inPage) shows it in the page", async () => {
+    const { store, send } = page("http://localhost:3000/");
+    const first = { id: "n-81", kind: "like", title: "x", url: "http://localhost:3000/likes" };
+    send({ type: "NEW_PUSH_MESSAGE", payload: first, inPage: false });
+    send({ type: "NEW_PUSH_MESSAGE", payload: first });
+    await vi.dynamicImportSettled();
+    expect(showPushNotice).not.toHaveBeenCalled();
+    const lastBefore = store.get().push.lastMessage;
+    const second = { ...first, id: "n-82" };
+    send({ type: "NEW_PUSH_MESSAGE", payload: second, inPage: true });
+    await vi.dynamicImportSettled();
+    // With the message remembered before this one: a redelivery of it is not shown again.
+    expect(showPushNotice).toHaveBeenCalledTimes(1);
+    expect(showPushNotice.mock.calls[0]![0]).toEqual({ type: "NEW_PUSH_MESSAGE", payload: second, inPage: true });
+    expect(showPushNotice.mock.calls[0]![1].push.lastMessage).toEqual(lastBefore);
+    expect(store.get().push.lastMessage).toMatchObject({ id: "n-82" });
   });
 
   it("NEW_PUSH_CLICK with checkUrl refreshes this page when it is that page, without navigating", () => {
