@@ -13,7 +13,11 @@
  *
  * - push: shows the notification (renotify when it replaces one with the same tag), sets
  *   the app badge (cleared at 0) where supported, then posts
- *   {type: "NEW_PUSH_MESSAGE", payload} to every window of the site.
+ *   {type: "NEW_PUSH_MESSAGE", payload, inPage} to every window of the site. When a window
+ *   of the site is focused and visible, in Chromium (pageShowsPush), there is no OS
+ *   notification (inPage: true): that page shows the push as an in-page notice
+ *   (lib/pushNotice.ts), so the two never double up. inPage is true as well when showing
+ *   the notification failed.
  * - notificationclick: closes it; a window already at checkUrl (path and query) is
  *   focused and told {type: "NEW_PUSH_CLICK", checkUrl} (it refreshes itself); else a
  *   window of the site is told {type: "NEW_PUSH_CLICK", openUrl} (it goes there) and
@@ -67,6 +71,8 @@ export interface SwNotification {
 }
 
 export interface SwNavigator {
+  /** Chromium's User-Agent Client Hints (none in Firefox and Safari). */
+  userAgentData?: unknown;
   setAppBadge?(contents?: number): Promise<void>;
   clearAppBadge?(): Promise<void>;
 }
@@ -186,24 +192,53 @@ export async function setBadge(scope: SwScope, count: number | undefined): Promi
   }
 }
 
+/**
+ * Whether the page shows this push instead of the OS (no registration.showNotification): a
+ * window of the site is focused and visible (the member is looking at the site: that page
+ * shows an in-page notice, lib/pushNotice.ts), and the browser is Chromium.
+ *
+ * Subscriptions are userVisibleOnly. Chromium does not require a notification while the
+ * origin has a visible tab: PushMessagingNotificationManager::DidCountVisibleNotifications
+ * (chrome/browser/push_messaging/push_messaging_notification_manager.cc) sets
+ * notification_needed = false when, for any browser window, IsTabVisible() holds: its active
+ * tab is not hidden (minimized) and its visible URL has the push's origin. A focused and
+ * visible window client is such an active, visible tab. (Were the member to leave the tab
+ * before the push event ends, Chromium counts one silent push against the origin's budget,
+ * and only shows its generic "updated in the background" notification once that is spent.)
+ * Safari counts every push without a notification, even with the site in front, and revokes
+ * the subscription after a few (WebKit, WWDC 2022 "Meet Web Push"); Firefox has a quota.
+ * So only Chromium, told apart by its User-Agent Client Hints (navigator.userAgentData, which
+ * Firefox and Safari lack), leaves the notification out.
+ */
+export function pageShowsPush(scope: Pick<SwScope, "navigator">, open: readonly SwClient[]): boolean {
+  if (!scope.navigator?.userAgentData) return false;
+  return open.some((client) => client.focused === true && client.visibilityState === "visible");
+}
+
 export async function handlePush(scope: SwScope, payload: PushPayload): Promise<void> {
-  const data: NotificationData = { url: payload.url, id: payload.id, kind: payload.kind };
-  if (payload.checkUrl) data.checkUrl = payload.checkUrl;
-  try {
-    await scope.registration.showNotification(payload.title, {
-      body: payload.body,
-      data,
-      ...(payload.tag ? { tag: payload.tag, renotify: true } : {}),
-      ...(payload.icon ? { icon: payload.icon } : {}),
-      ...(payload.badgeIcon ? { badge: payload.badgeIcon } : {}),
-    });
-  } catch (err) {
-    // Permission withdrawn meanwhile: the badge and the open pages still follow.
-    console.error("showNotification failed", err);
+  const open = await windows(scope);
+  let inPage = true;
+  if (!pageShowsPush(scope, open)) {
+    const data: NotificationData = { url: payload.url, id: payload.id, kind: payload.kind };
+    if (payload.checkUrl) data.checkUrl = payload.checkUrl;
+    try {
+      await scope.registration.showNotification(payload.title, {
+        body: payload.body,
+        data,
+        ...(payload.tag ? { tag: payload.tag, renotify: true } : {}),
+        ...(payload.icon ? { icon: payload.icon } : {}),
+        ...(payload.badgeIcon ? { badge: payload.badgeIcon } : {}),
+      });
+      inPage = false;
+    } catch (err) {
+      // Permission withdrawn meanwhile: the badge and the open pages still follow.
+      console.error("showNotification failed", err);
+    }
   }
   await setBadge(scope, payload.badge);
-  for (const client of await windows(scope)) {
-    client.postMessage({ type: PUSH_MESSAGE, payload });
+  // inPage: no OS notification shows this push; the focused page shows it.
+  for (const client of open) {
+    client.postMessage({ type: PUSH_MESSAGE, payload, inPage });
   }
 }
 

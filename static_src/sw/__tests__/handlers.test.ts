@@ -184,10 +184,66 @@ describe("push", () => {
     home.postMessage.mockImplementation(() => order.push("message"));
     const payload = parsePush(s, data(NOTICE));
     await handlePush(s, payload);
-    expect(home.postMessage).toHaveBeenCalledWith({ type: PUSH_MESSAGE, payload });
-    expect(chats.postMessage).toHaveBeenCalledWith({ type: PUSH_MESSAGE, payload });
+    expect(home.postMessage).toHaveBeenCalledWith({ type: PUSH_MESSAGE, payload, inPage: false });
+    expect(chats.postMessage).toHaveBeenCalledWith({ type: PUSH_MESSAGE, payload, inPage: false });
     expect(foreign.postMessage).not.toHaveBeenCalled();
     expect(order).toEqual(["show", "badge", "message"]);
+  });
+
+  it("tells the windows inPage: true when showing the notification failed", async () => {
+    const home = client(`${ORIGIN}/`);
+    const { scope: s } = scope([home]);
+    s.registration.showNotification.mockRejectedValueOnce(new TypeError("no permission"));
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    const payload = parsePush(s, data(NOTICE));
+    await handlePush(s, payload);
+    expect(home.postMessage).toHaveBeenCalledWith({ type: PUSH_MESSAGE, payload, inPage: true });
+    error.mockRestore();
+  });
+});
+
+describe("push while the member looks at the site", () => {
+  /** Chromium: navigator.userAgentData is there. */
+  function chromium(clients: SwClient[]) {
+    const made = scope(clients);
+    Object.assign(made.scope.navigator, { userAgentData: { brands: [{ brand: "Chromium", version: "131" }] } });
+    return made;
+  }
+
+  it("a focused, visible window of the site: no OS notification, the page shows it (inPage: true)", async () => {
+    const focusedPage = client(`${ORIGIN}/likes`, { focused: true, visibilityState: "visible" });
+    const background = client(`${ORIGIN}/chats`, { focused: false, visibilityState: "hidden" });
+    const { scope: s, navigator } = chromium([background, focusedPage]);
+    const payload = parsePush(s, data(NOTICE));
+    await handlePush(s, payload);
+    expect(s.registration.showNotification).not.toHaveBeenCalled();
+    expect(navigator.setAppBadge).toHaveBeenCalledWith(4);
+    expect(focusedPage.postMessage).toHaveBeenCalledWith({ type: PUSH_MESSAGE, payload, inPage: true });
+    expect(background.postMessage).toHaveBeenCalledWith({ type: PUSH_MESSAGE, payload, inPage: true });
+  });
+
+  it("unfocused or hidden windows, or a focused window of another site: the OS notification", async () => {
+    for (const clients of [
+      [client(`${ORIGIN}/`, { focused: false, visibilityState: "visible" })],
+      [client(`${ORIGIN}/`, { focused: true, visibilityState: "hidden" })],
+      [client("https://other.example/", { focused: true, visibilityState: "visible" })],
+      [],
+    ]) {
+      const { scope: s } = chromium(clients);
+      await handlePush(s, parsePush(s, data(NOTICE)));
+      expect(s.registration.showNotification).toHaveBeenCalledTimes(1);
+      for (const c of clients) {
+        if (c.url.startsWith(ORIGIN)) expect(c.postMessage).toHaveBeenCalledWith(expect.objectContaining({ inPage: false }));
+      }
+    }
+  });
+
+  it("outside Chromium (Safari revokes subscriptions whose pushes show nothing) the OS notification always shows", async () => {
+    const focusedPage = client(`${ORIGIN}/likes`, { focused: true, visibilityState: "visible" });
+    const { scope: s } = scope([focusedPage]);
+    await handlePush(s, parsePush(s, data(NOTICE)));
+    expect(s.registration.showNotification).toHaveBeenCalledTimes(1);
+    expect(focusedPage.postMessage).toHaveBeenCalledWith(expect.objectContaining({ inPage: false }));
   });
 });
 
