@@ -225,33 +225,13 @@ def test_a_push_shows_its_notification_tells_the_page_and_a_click_opens_the_conv
     log_in_by_cookie(browser_context, site_server, committed, site, me)
     browser_context.grant_permissions(["notifications"], origin=origin(site_server))
     goto_past_the_match_modal(page, site_server.url("localhost", "/members"))
+    cdp, worker, deliver = push_worker(browser_context, page, site_server)
 
-    # The site's worker, registered as the page's own code does (lib/push.ts).
-    cdp = browser_context.new_cdp_session(page)
-    registrations: dict[str, dict] = {}
-    cdp.on(
-        "ServiceWorker.workerRegistrationUpdated",
-        lambda event: registrations.update({r["registrationId"]: r for r in event["registrations"]}),
-    )
-    cdp.send("ServiceWorker.enable")
-    with browser_context.expect_event("serviceworker") as worker_info:
-        page.evaluate("navigator.serviceWorker.register('/sw.js', {scope: '/'}).then(() => true)")
-    worker = worker_info.value
-    page.wait_for_function("() => navigator.serviceWorker.ready.then((r) => !!r.active)")
-    # The registration's id comes with the protocol's events (one more round trip lets
-    # the last of them arrive).
-    page.wait_for_function("() => true")
-    ours = [
-        r for r in registrations.values() if r["scopeURL"] == site_server.url("localhost", "/") and not r["isDeleted"]
-    ]
-    assert len(ours) == 1, registrations
-    registration_id = ours[0]["registrationId"]
-
-    def deliver(payload: dict) -> None:
-        cdp.send(
-            "ServiceWorker.deliverPushMessage",
-            {"origin": origin(site_server), "registrationId": registration_id, "data": json.dumps(payload)},
-        )
+    # The member looks at another tab: the site's page has no focus, so the worker shows
+    # OS notifications (with a focused page of the site it leaves them to the page, see
+    # test_a_push_to_the_page_in_front_shows_in_the_page_once).
+    elsewhere = browser_context.new_page()
+    look_away(cdp, page, worker, elsewhere)
 
     # The push the server makes for Bella's message: a notification with its title, body
     # and tag, and the page hears of it.
@@ -305,7 +285,9 @@ def test_a_push_shows_its_notification_tells_the_page_and_a_click_opens_the_conv
     page.wait_for_url(site_server.url("localhost", f"/chats/{conversation}"))
     expect(page.get_by_test_id("chat-app")).to_be_visible()
 
-    # On that page already: a click refreshes it instead of loading it again.
+    # On that page already: a click refreshes it instead of loading it again. (The click
+    # focused the page: the member looks away again first.)
+    look_away(cdp, page, worker, elsewhere)
     deliver(notice(conversation, id="n-third"))
     page.wait_for_function(
         "() => (JSON.parse(sessionStorage.getItem('push-last-message') || 'null') || {}).id === 'n-third'"
@@ -327,8 +309,161 @@ def test_a_push_shows_its_notification_tells_the_page_and_a_click_opens_the_conv
         "async (tag) => (await (await navigator.serviceWorker.ready).getNotifications({tag})).length === 0",
         arg=f"chat-{conversation}",
     )
+    # No notice in the page for a push the OS showed.
+    expect(page.get_by_test_id("push-notice")).to_have_count(0)
+    elsewhere.close()
     cdp.send("ServiceWorker.disable")
     cdp.detach()
+
+
+def test_a_push_to_the_page_in_front_shows_in_the_page_once(
+    committed, site, site_server, browser_context, page, viewport
+):
+    """The member looks at the site: no OS notification, the page shows the push as a notice
+    (lib/pushNotice.ts) with its title, body, an Open link and a Close button reachable by
+    keyboard; a redelivery of the same push, also after a reload, shows nothing; a newer one
+    shows; on the push's own page nothing shows (the conversation has the message)."""
+    me = committed.member(site, "Pushed")
+    bella = committed.member(site, "Bella")
+
+    def open_conversation() -> int:
+        with on_site(site):
+            return conversation_open(user=me.user, profile_id=bella.pk).pk
+
+    conversation = in_thread(open_conversation)
+    log_in_by_cookie(browser_context, site_server, committed, site, me)
+    browser_context.grant_permissions(["notifications"], origin=origin(site_server))
+    goto_past_the_match_modal(page, site_server.url("localhost", "/likes"))
+    cdp, worker, deliver = push_worker(browser_context, page, site_server)
+    page.bring_to_front()
+    wait_for_window(worker, focused=True)
+
+    count_notices = """() => {
+        window.__notices = [];
+        new MutationObserver((records) => {
+            for (const r of records) for (const n of r.addedNodes) window.__notices.push(n.textContent);
+        }).observe(document.querySelector('[data-push-notices]'), {childList: true});
+    }"""
+    page.evaluate(count_notices)
+    deliver(notice(conversation, id="n-1", title="Bella wrote", body="Bella: are you there?"))
+    shown = page.get_by_test_id("push-notice")
+    expect(shown).to_be_visible()
+    expect(shown).to_contain_text("Bella wrote")
+    expect(shown).to_contain_text("Bella: are you there?")
+    expect(page.get_by_test_id("push-notices")).to_have_attribute("role", "status")
+    open_link = page.get_by_test_id("push-notice-open")
+    expect(open_link).to_have_text("Open")
+    expect(open_link).to_have_attribute("href", site_server.url("localhost", f"/chats/{conversation}"))
+    expect(page.get_by_test_id("push-notice-close")).to_have_attribute("aria-label", "Close")
+    # It did not take the focus, and no OS notification doubles it.
+    assert page.evaluate("document.activeElement === document.body")
+    assert page.evaluate("async () => (await (await navigator.serviceWorker.ready).getNotifications()).length") == 0
+    # On the screen: at a phone's width above the bottom bar.
+    box = shown.bounding_box()
+    assert box and box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"], box
+    bottom_nav = page.locator(".bottom-nav")
+    if bottom_nav.is_visible():
+        nav_box = bottom_nav.bounding_box()
+        assert nav_box and box["y"] + box["height"] <= nav_box["y"], (box, nav_box)
+    else:
+        assert box["y"] + box["height"] <= viewport["height"], box
+
+    # After a reload the same push (push services deliver again) shows nothing; a newer one
+    # does. (The newer one is the check that the older one has been dealt with.)
+    page.reload()
+    wait_for_window(worker, focused=True)
+    page.evaluate(count_notices)
+    deliver(notice(conversation, id="n-1", title="Again"))
+    deliver(notice(conversation, id="n-2", title="Newer"))
+    expect(shown).to_contain_text("Newer")
+    assert page.evaluate("window.__notices.length") == 1, page.evaluate("window.__notices")
+    assert page.evaluate("async () => (await (await navigator.serviceWorker.ready).getNotifications()).length") == 0
+
+    # Keyboard: Tab from its Open link reaches Close, Enter closes it; the focus moves on to
+    # the main content instead of being lost.
+    open_link.focus()
+    page.keyboard.press("Tab")
+    expect(page.get_by_test_id("push-notice-close")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(shown).to_have_count(0)
+    expect(page.locator("#main")).to_be_focused()
+    # Escape closes it too.
+    deliver(notice(conversation, id="n-3", title="Third"))
+    expect(shown).to_contain_text("Third")
+    open_link.focus()
+    page.keyboard.press("Escape")
+    expect(shown).to_have_count(0)
+
+    # On the push's own page (the conversation) nothing shows: the message is there.
+    page.goto(site_server.url("localhost", f"/chats/{conversation}"))
+    expect(page.get_by_test_id("chat-app")).to_be_visible()
+    wait_for_window(worker, focused=True)
+    page.evaluate(count_notices)
+    deliver(notice(conversation, id="n-4", title="Here"))
+    deliver(notice(conversation, id="n-5", title="Likes", url="/likes", checkUrl="/likes"))
+    expect(shown).to_contain_text("Likes")
+    assert page.evaluate("window.__notices.length") == 1, page.evaluate("window.__notices")
+    cdp.send("ServiceWorker.disable")
+    cdp.detach()
+
+
+def push_worker(browser_context, page, site_server):
+    """The site's worker, registered as the page's own code does (lib/push.ts); returns the
+    DevTools session, the worker and deliver(payload), which hands it a push as the push
+    service would."""
+    cdp = browser_context.new_cdp_session(page)
+    registrations: dict[str, dict] = {}
+    cdp.on(
+        "ServiceWorker.workerRegistrationUpdated",
+        lambda event: registrations.update({r["registrationId"]: r for r in event["registrations"]}),
+    )
+    cdp.send("ServiceWorker.enable")
+    with browser_context.expect_event("serviceworker") as worker_info:
+        page.evaluate("navigator.serviceWorker.register('/sw.js', {scope: '/'}).then(() => true)")
+    worker = worker_info.value
+    page.wait_for_function("() => navigator.serviceWorker.ready.then((r) => !!r.active)")
+    # The registration's id comes with the protocol's events (one more round trip lets
+    # the last of them arrive).
+    page.wait_for_function("() => true")
+    ours = [
+        r for r in registrations.values() if r["scopeURL"] == site_server.url("localhost", "/") and not r["isDeleted"]
+    ]
+    assert len(ours) == 1, registrations
+    registration_id = ours[0]["registrationId"]
+
+    def deliver(payload: dict) -> None:
+        cdp.send(
+            "ServiceWorker.deliverPushMessage",
+            {"origin": origin(site_server), "registrationId": registration_id, "data": json.dumps(payload)},
+        )
+
+    return cdp, worker, deliver
+
+
+def wait_for_window(worker, focused: bool) -> None:
+    """Until the worker sees a focused, visible window of the site (focused=True) or none
+    (what sw/handlers.ts pageShowsPush asks)."""
+    worker.evaluate(
+        """async (focused) => {
+            for (;;) {
+                const all = await clients.matchAll({type: 'window', includeUncontrolled: true});
+                const any = all.some((c) => c.focused && c.visibilityState === 'visible');
+                if (any === focused) return true;
+                await new Promise((resolve) => setTimeout(resolve, 50));
+            }
+        }""",
+        focused,
+    )
+
+
+def look_away(cdp, page, worker, elsewhere) -> None:
+    """The member looks at another tab (about:blank): Playwright's headless pages all count
+    as focused (its focus emulation), so the site's page stops emulating it and the other
+    tab comes to the front."""
+    cdp.send("Emulation.setFocusEmulationEnabled", {"enabled": False})
+    elsewhere.bring_to_front()
+    page.wait_for_function("() => !document.hasFocus()")
+    wait_for_window(worker, focused=False)
 
 
 # --- The "enable push" alert -------------------------------------------------------------------
