@@ -6,7 +6,7 @@
  */
 import { useId, useState } from "react";
 
-import { appStore, useStore, type AppState, type GeoPlace } from "./store";
+import type { GeoPlace } from "./store";
 
 export interface LocationStrings {
   useLocation: string;
@@ -26,9 +26,8 @@ interface LocationButtonProps {
 
 let geolocation: Promise<typeof import("./geolocation")> | null = null;
 
-const selectPermission = (state: AppState) => state.geolocation?.permission;
-
-/** A refusal kept from an earlier page (lib/geolocation.ts keeps it for an hour). */
+/** A refusal kept by an earlier tap, on this page or another (lib/geolocation.ts keeps it
+ * for an hour); after a tap here, its own note says what happened. */
 function deniedBefore(): boolean {
   try {
     const kept = JSON.parse(localStorage.getItem("geolocation") || "null");
@@ -43,7 +42,6 @@ export function LocationButton({ strings, onPlace, testId, className = "mb-3" }:
   const [busy, setBusy] = useState(false);
   const [note, setNote] = useState("");
   const [deniedOnLoad] = useState(deniedBefore);
-  const permission = useStore(appStore, selectPermission);
   if (typeof navigator === "undefined" || !navigator.geolocation) return null;
 
   const tap = async () => {
@@ -70,7 +68,6 @@ export function LocationButton({ strings, onPlace, testId, className = "mb-3" }:
     }
   };
 
-  const denied = permission ? permission === "denied" : deniedOnLoad;
   return (
     <div className={className}>
       <button
@@ -81,17 +78,11 @@ export function LocationButton({ strings, onPlace, testId, className = "mb-3" }:
         aria-describedby={`${id}-note`}
         data-testid={testId}
       >
-        {busy ? (
-          <span className="spinner-border spinner-border-sm me-1" aria-hidden="true" />
-        ) : (
-          <svg className="me-1" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="14" height="14" fill="currentColor" aria-hidden="true" focusable="false">
-            <path d="M8 16s6-5.686 6-10A6 6 0 0 0 2 6c0 4.314 6 10 6 10m0-7a3 3 0 1 1 0-6 3 3 0 0 1 0 6" />
-          </svg>
-        )}
+        {busy && <span className="spinner-border spinner-border-sm me-1" aria-hidden="true" />}
         {busy ? strings.locating : strings.useLocation}
       </button>
       <div className="form-text" id={`${id}-note`} aria-live="polite" data-testid={`${testId}-note`}>
-        {note || (denied && !busy ? strings.locationDenied : "")}
+        {note || (deniedOnLoad && !busy ? strings.locationDenied : "")}
       </div>
     </div>
   );
