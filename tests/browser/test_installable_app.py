@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 from apps.chat.services import conversation_open
 from conftest import on_site
 from tests.browser.helpers import goto_past_the_match_modal
+from tests.browser.test_accessibility import AXE_SOURCE, WCAG_TAGS, report
 from tests.live import in_thread
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
@@ -355,6 +356,14 @@ def test_a_push_to_the_page_in_front_shows_in_the_page_once(
     expect(open_link).to_have_text("Open")
     expect(open_link).to_have_attribute("href", site_server.url("localhost", f"/chats/{conversation}"))
     expect(page.get_by_test_id("push-notice-close")).to_have_attribute("aria-label", "Close")
+    # axe (WCAG 2.2 A and AA) finds nothing in it.
+    page.evaluate(f"() => {{ {AXE_SOURCE}\n; window.axe = axe; }}")
+    violations = page.evaluate(
+        "async (tags) => (await window.axe.run(document.querySelector('[data-push-notices]'),"
+        " {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']})).violations",
+        WCAG_TAGS,
+    )
+    assert not violations, report(violations)
     # It did not take the focus, and no OS notification doubles it.
     assert page.evaluate("document.activeElement === document.body")
     assert page.evaluate("async () => (await (await navigator.serviceWorker.ready).getNotifications()).length") == 0
