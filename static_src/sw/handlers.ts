@@ -206,9 +206,10 @@ export async function setBadge(scope: SwScope, count: number | undefined): Promi
  * before the push event ends, Chromium counts one silent push against the origin's budget,
  * and only shows its generic "updated in the background" notification once that is spent.)
  * Safari counts every push without a notification, even with the site in front, and revokes
- * the subscription after a few (WebKit, WWDC 2022 "Meet Web Push"); Firefox has a quota.
- * So only Chromium, told apart by its User-Agent Client Hints (navigator.userAgentData, which
- * Firefox and Safari lack), leaves the notification out.
+ * the subscription after a few (WebKit, WWDC 2022 "Meet Web Push"); Firefox limits them with
+ * a quota that visits refresh (its own rule, not relied on here). So only Chromium, told apart
+ * by its User-Agent Client Hints (navigator.userAgentData, which Firefox and Safari lack),
+ * leaves the notification out.
  */
 export function pageShowsPush(scope: Pick<SwScope, "navigator">, open: readonly SwClient[]): boolean {
   if (!scope.navigator?.userAgentData) return false;
