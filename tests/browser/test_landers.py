@@ -129,6 +129,20 @@ def test_every_lander_leads_into_signup_with_the_tracking_kept(site_server, page
             expect(modal).to_be_hidden()
 
 
+def test_a_link_back_with_lb_counts_as_the_lander_and_leaves_the_address(site_server, page, lander_sites):
+    """docs/decisions.md "The lb parameter": a partner's pre-lander links back to the
+    site's home page with ?lb=<lander>; the visitor sees the home page at its own address
+    and the lander is kept with the tracking. A value that names no lander changes nothing."""
+    page.goto(site_server.url("localhost", "/?network=adnet&lb=maplanding"))
+    expect(page).to_have_url(site_server.url("localhost", "/"))
+    expect(page.get_by_test_id("entry-warning")).to_be_visible()
+    kept = tracking_cookie(page)
+    assert (kept["network"], kept["lander"]) == ("adnet", "maplanding")
+    page.goto(site_server.url("localhost", "/pages/faq?lb=%3Cscript%3Ealert(1)%3C/script%3E"))
+    expect(page).to_have_url(site_server.url("localhost", "/pages/faq"))
+    assert tracking_cookie(page) == kept
+
+
 def test_a_visitor_from_an_ad_signs_up_and_the_account_keeps_the_tracking(
     site_server, new_context, lander_sites, viewport
 ):
