@@ -14,7 +14,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 
-import { getRealtime } from "../../lib/realtime";
+import { useRealtime } from "../../lib/realtimeLater";
 import { reloadChats, reloadChatsSoon, setChats } from "../../lib/chats";
 import { ChatList } from "./ChatList";
 import type { Conversation as ConversationView } from "./Conversation";
@@ -36,19 +36,20 @@ export function Chat({ Conversation, ...props }: ChatIslandProps) {
     return null;
   });
 
+  // The page's live connection, imported after the first render (lib/realtimeLater.ts).
+  const realtime = useRealtime();
+
   // A new message anywhere updates the list (the conversation view does it itself).
   useEffect(() => {
-    const realtime = getRealtime();
     if (!realtime || view !== "list") return;
     return realtime.on("message.new", reloadChatsSoon);
-  }, [view]);
+  }, [realtime, view]);
 
   // A chat closed by a block (either side) leaves the list at once, in every view.
   useEffect(() => {
-    const realtime = getRealtime();
     if (!realtime) return;
     return realtime.on("chat.closed", () => void reloadChats().catch(() => {}));
-  }, []);
+  }, [realtime]);
 
   // Back to the list without a reload (the list is already here, hidden beside the
   // conversation). Browser back or forward from there loads the page of that URL.

@@ -10,13 +10,15 @@
  *
  * Sending: each message gets a client_id and goes through an outbox; offline it waits and
  * is sent when the connection returns, with the same client_id, so it is stored once.
- * Live: lib/realtime.ts events; while the socket is down the history is polled.
+ * Live: lib/realtime.ts events; while the socket is down the history is polled. The live
+ * connection's module is imported after the first render (lib/realtimeLater.ts); until it is
+ * there the conversation counts as "connecting" (no polling), and messages sent meanwhile go
+ * through the outbox as ever.
  */
 import {
   useCallback,
   useEffect,
   useLayoutEffect,
-  useMemo,
   useRef,
   useState,
   type FormEvent,
@@ -27,17 +29,9 @@ import { memberActive, onActive } from "../../lib/activity";
 import { ApiError, get, post } from "../../lib/api";
 import { GiftPicture } from "../../lib/gifts";
 import { PUSH_MESSAGE_EVENT } from "../../lib/push";
-import {
-  createOutbox,
-  getRealtime,
-  newClientId,
-  type Outbox,
-  type OutboxItem,
-  type Realtime,
-  type RealtimeEvent,
-  type RealtimeStatus,
-  type SendResult,
-} from "../../lib/realtime";
+import { createOutbox, newClientId, type Outbox, type OutboxItem, type SendResult } from "../../lib/outbox";
+import type { Realtime, RealtimeEvent, RealtimeStatus } from "../../lib/realtime";
+import { useRealtime } from "../../lib/realtimeLater";
 import { reloadChatsSoon, removeChat } from "../../lib/chats";
 import { appStore, useStore, type AppState } from "../../lib/store";
 import { Avatar } from "./ChatList";
@@ -152,12 +146,15 @@ function postRead(conversation: number): void {
   );
 }
 
-function useRealtimeStatus(realtime: Realtime | null): RealtimeStatus {
-  const [status, setStatus] = useState<RealtimeStatus>(realtime?.status ?? "down");
+/** The connection's status; "connecting" while its module is being imported (undefined). */
+const statusOf = (realtime: Realtime | null | undefined): RealtimeStatus =>
+  realtime === undefined ? "connecting" : (realtime?.status ?? "down");
+
+function useRealtimeStatus(realtime: Realtime | null | undefined): RealtimeStatus {
+  const [status, setStatus] = useState(() => statusOf(realtime));
   useEffect(() => {
-    if (!realtime) return;
-    setStatus(realtime.status);
-    return realtime.onStatus(setStatus);
+    setStatus(statusOf(realtime));
+    return realtime?.onStatus(setStatus);
   }, [realtime]);
   return status;
 }
@@ -259,7 +256,7 @@ export function Conversation(props: ConversationProps) {
   const { strings, urls, messageLength, costLabels, openers } = props;
   const conversationId = props.history.conversation.id;
   const profile: ChatProfile = props.history.conversation.profile;
-  const realtime = useMemo(() => getRealtime(), []);
+  const realtime = useRealtime();
   const status = useRealtimeStatus(realtime);
   const storeCredits = useStore(appStore, selectCredits);
   const credits = storeCredits ?? props.credits;
@@ -391,7 +388,7 @@ export function Conversation(props: ConversationProps) {
       return;
     }
     if (status === "down") wasDown.current = true;
-    if (status === "connecting" && realtime) return;
+    if (status === "connecting" && realtime !== null) return;
     const timer = setInterval(() => void loadHistory(), HISTORY_POLL_MS);
     return () => clearInterval(timer);
   }, [status, realtime, loadHistory]);
@@ -509,10 +506,10 @@ export function Conversation(props: ConversationProps) {
 
   const deliverRef = useRef(deliver);
   deliverRef.current = deliver;
+  // One outbox for the conversation's life: the connection may arrive after a message is queued.
   useEffect(() => {
     const outbox = createOutbox<SendItem>({
       send: (item) => deliverRef.current(item),
-      realtime,
       retryMs: OUTBOX_RETRY_MS,
     });
     outboxRef.current = outbox;
@@ -520,6 +517,14 @@ export function Conversation(props: ConversationProps) {
       outbox.dispose();
       if (outboxRef.current === outbox) outboxRef.current = null;
     };
+  }, []);
+  // The connection open (when it arrives, or back): what waits is sent.
+  useEffect(() => {
+    if (!realtime) return;
+    if (realtime.status === "open") void outboxRef.current?.flush();
+    return realtime.onStatus((next) => {
+      if (next === "open") void outboxRef.current?.flush();
+    });
   }, [realtime]);
 
   const queue = (item: SendItem, shown: Partial<ShownMessage>) => {

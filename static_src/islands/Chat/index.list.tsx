@@ -1,17 +1,14 @@
 import { useState } from "react";
 
 import { mountIsland } from "../../lib/mount";
-import { startRealtime } from "../../lib/realtime";
-import { appStore } from "../../lib/store";
 import { Chat } from "./Chat";
 import { openLastChat } from "./lastOpened";
 import type { ChatProps } from "./types";
 
 // The list page /chats (`{% island "Chat" props variant="list" %}`): no conversation is open
 // there, and opening one loads its page (/chats/<id>, index.tsx), so this entry leaves the
-// conversation's code out. The list listens to the page's live connection from its first
-// render, so it opens it now; the base entry's member code (base/member.ts) finds it open.
-if (appStore.get().user) startRealtime();
+// conversation's code out. The live connection comes after the first render, as on the
+// conversation's page (lib/realtimeLater.ts).
 
 /** The list; on wide screens it opens the member's last opened conversation (lastOpened.ts),
  * showing the list meanwhile, as the conversation's page will beside it. */

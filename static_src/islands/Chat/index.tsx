@@ -1,14 +1,13 @@
 import { installActivityTracking } from "../../lib/activity";
 import { mountIsland } from "../../lib/mount";
-import { startRealtime } from "../../lib/realtime";
-import { appStore } from "../../lib/store";
 import { Chat } from "./Chat";
 import { Conversation } from "./Conversation";
 import type { ChatProps } from "./types";
 
-// The chat listens to the page's live connection from its first render, so it opens it now;
-// the base entry's member code (base/member.ts), loaded a moment later, finds it open.
-if (appStore.get().user) startRealtime();
+// The page's live connection (lib/realtime.ts) is not among this page's first modules: the
+// island imports it after its first render (lib/realtimeLater.ts) and opens it for a member,
+// unless the base entry's member code (base/member.ts) has opened it already.
+
 // Whether the member is at the screen (lib/activity.ts): an idle tab reads no messages. Only
 // the conversation asks, so only its page tracks it (from the page's start, as before).
 installActivityTracking();

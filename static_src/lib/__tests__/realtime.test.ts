@@ -1,18 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
-import {
-  BACKOFF_MAX_MS,
-  PING_INTERVAL_MS,
-  PONG_TIMEOUT_MS,
-  backoffDelay,
-  createOutbox,
-  createRealtime,
-  newClientId,
-  socketUrl,
-  type Realtime,
-  type OutboxItem,
-  type SendResult,
-} from "../realtime";
+import { createOutbox, newClientId, type OutboxItem, type SendResult } from "../outbox";
+import { BACKOFF_MAX_MS, PING_INTERVAL_MS, PONG_TIMEOUT_MS, backoffDelay, createRealtime, socketUrl, type Realtime } from "../realtime";
 import { appStore, initialAppState, updateAppBadge } from "../store";
 import { FakeSocket } from "./fakeSocket";
 

@@ -1,8 +1,9 @@
 import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 
 import { configureApi, resetApiConfig } from "../../../lib/api";
 import { resetRealtime } from "../../../lib/realtime";
+import { loadRealtime } from "../../../lib/realtimeLater";
 import { setChats } from "../../../lib/refresh";
 import { appStore, initialAppState } from "../../../lib/store";
 import { Chat } from "../Chat";
@@ -32,6 +33,12 @@ function deleteChat(conversation: number) {
   fireEvent.click(screen.getByTestId(`chat-delete-${conversation}`));
   fireEvent.click(screen.getByTestId("chat-delete-confirm"));
 }
+
+// The live connection's module, which the island imports after its first render, is here from
+// the start (no member yet: it opens no connection; the tests start a fake one).
+beforeAll(async () => {
+  await loadRealtime();
+});
 
 beforeEach(() => {
   vi.useFakeTimers();

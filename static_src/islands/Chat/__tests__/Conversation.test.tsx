@@ -3,6 +3,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vite
 
 import { configureApi, resetApiConfig } from "../../../lib/api";
 import { resetRealtime } from "../../../lib/realtime";
+import { loadRealtime } from "../../../lib/realtimeLater";
 import { appStore, initialAppState } from "../../../lib/store";
 import { Chat } from "../Chat";
 import { Conversation, loadDialogs, TYPING_SHOW_MS } from "../Conversation";
@@ -61,10 +62,12 @@ function type(text: string) {
   fireEvent.change(input(), { target: { value: text } });
 }
 
-// The icebreaker and gift dialogs' module, which the page imports on first need, is here
-// from the start (ConversationLazy.test.tsx tests the import on need).
+// The icebreaker and gift dialogs' module, which the page imports on first need, and the live
+// connection's, which it imports after its first render, are here from the start
+// (ConversationLazy.test.tsx and ConversationRealtimeLater.test.tsx test the imports).
 beforeAll(async () => {
   await loadDialogs();
+  await loadRealtime(); // no member yet: opens no connection (the tests start a fake one)
 });
 
 beforeEach(() => {

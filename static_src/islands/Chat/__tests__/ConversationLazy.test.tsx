@@ -5,14 +5,20 @@
  * the icebreaker once it is there; the gift dialog then opens at once.
  */
 import { cleanup, fireEvent, render, screen, within } from "@testing-library/react";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 
 import { configureApi, resetApiConfig } from "../../../lib/api";
 import { resetRealtime } from "../../../lib/realtime";
+import { loadRealtime } from "../../../lib/realtimeLater";
 import { appStore, initialAppState } from "../../../lib/store";
 import { Chat } from "../Chat";
 import { Conversation } from "../Conversation";
 import { chatProps, fakeApi, history, json } from "./fixtures";
+
+// The live connection's module is here from the start (no member yet: no connection).
+beforeAll(async () => {
+  await loadRealtime();
+});
 
 beforeEach(() => {
   sessionStorage.clear();
