@@ -19,11 +19,14 @@ from tests.live import in_thread
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
 
 
-def writers(site, me, count: int) -> list[tuple[object, int]]:
-    """`count` members who each wrote to `me`: [(profile, conversation id)], oldest first."""
+def writers(site, me, count: int, committed=None) -> list[tuple[object, int]]:
+    """`count` members who each wrote to `me`: [(profile, conversation id)], oldest first;
+    with `committed`, deleted again (with their conversations) after the test."""
     found = []
     for i in range(count):
         _email, other = member(site, f"Writer{i}{uuid.uuid4().hex[:4]}")
+        if committed is not None:
+            committed.made.append((site, other.user_id))
         in_thread(lambda other=other: credits_give(site, other.user, 5))
         conversation, _message = in_thread(lambda other=other, i=i: send(site, other, me, f"Hello {i}"))
         found.append((other, conversation.pk))
@@ -41,9 +44,10 @@ def stays_on_the_list(page, conversation: int) -> None:
 
 
 @pytest.mark.parametrize("viewport", ["desktop"], indirect=True)
-def test_a_wide_chats_page_opens_the_last_opened_conversation(site, site_server, page, viewport):
+def test_a_wide_chats_page_opens_the_last_opened_conversation(committed, site, site_server, page, viewport):
     email, me = member(site, "Reader")
-    (ben, with_ben), (carl, with_carl), (_dora, with_dora) = writers(site, me, 3)
+    committed.made.append((site, me.user_id))
+    (ben, with_ben), (carl, with_carl), (_dora, with_dora) = writers(site, me, 3, committed)
     log_in(page, site_server, email)
 
     # Nothing opened yet: the list and "Choose a conversation" beside it.
@@ -81,9 +85,10 @@ def test_a_wide_chats_page_opens_the_last_opened_conversation(site, site_server,
 
 
 @pytest.mark.parametrize("viewport", ["phone"], indirect=True)
-def test_a_phone_chats_page_stays_the_list(site, site_server, page, viewport):
+def test_a_phone_chats_page_stays_the_list(committed, site, site_server, page, viewport):
     email, me = member(site, "Phone")
-    [(other, conversation)] = writers(site, me, 1)
+    committed.made.append((site, me.user_id))
+    [(other, conversation)] = writers(site, me, 1, committed)
     log_in(page, site_server, email)
     page.goto(site_server.url("localhost", f"/chats/{conversation}"))
     expect(page.get_by_test_id("chat-header-name")).to_have_text(other.name)
