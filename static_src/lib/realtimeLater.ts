@@ -17,7 +17,8 @@ let loaded: RealtimeModule | null = null;
 let loading: Promise<RealtimeModule> | null = null;
 
 /** Imports lib/realtime.ts once and opens the page's connection for a logged-in member. A chunk
- * that fails to load rejects unhandled, and lib/chunkReload.ts reloads the page. */
+ * that fails to load rejects unhandled, and lib/chunkReload.ts reloads the page; until then (or
+ * when it reloaded once already) useRealtime() gives null: no connection, the chat polls. */
 export function loadRealtime(): Promise<RealtimeModule> {
   loading ??= import("./realtime").then((module) => {
     if (appStore.get().user) module.startRealtime();
@@ -32,7 +33,14 @@ export function useRealtime(): Realtime | null | undefined {
   useEffect(() => {
     if (realtime !== undefined) return;
     let live = true;
-    void loadRealtime().then((module) => live && setRealtime(module.getRealtime()));
+    void loadRealtime().then(
+      (module) => live && setRealtime(module.getRealtime()),
+      (error) => {
+        // Not loaded: no connection, so the conversation polls (and the guard may reload).
+        if (live) setRealtime(null);
+        throw error;
+      },
+    );
     return () => {
       live = false;
     };
