@@ -1,26 +1,14 @@
 import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 
-import { configureApi, resetApiConfig } from "../../../lib/api";
+import { configureApi } from "../../../lib/api";
 import { resetRealtime } from "../../../lib/realtime";
 import { loadRealtime } from "../../../lib/realtimeLater";
 import { setChats } from "../../../lib/refresh";
 import { appStore, initialAppState } from "../../../lib/store";
 import { Chat } from "../Chat";
 import { ChatList } from "../ChatList";
-import {
-  apiError,
-  chat,
-  chatProps,
-  deferred,
-  fakeApi,
-  json,
-  settle,
-  startFakeRealtime,
-  strings,
-  urls,
-  type Call,
-} from "./fixtures";
+import { apiError, chat, chatProps, deferred, fakeApi, json, memberPage, settle, startFakeRealtime, strings, urls, type Call } from "./fixtures";
 
 const items = () => screen.getAllByTestId(/^chat-item-\d+$/).map((el) => el.getAttribute("data-testid"));
 
@@ -41,11 +29,7 @@ beforeAll(async () => {
 });
 
 beforeEach(() => {
-  vi.useFakeTimers();
-  vi.setSystemTime(new Date("2025-03-12T12:00:00Z"));
-  resetApiConfig();
-  configureApi({ reload: vi.fn() });
-  appStore.set({ ...initialAppState(), user: { id: 1, credits: 10 } });
+  memberPage();
 });
 
 afterEach(() => {

@@ -1,35 +1,16 @@
 import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 
-import { configureApi, resetApiConfig } from "../../../lib/api";
 import { resetRealtime } from "../../../lib/realtime";
 import { loadRealtime } from "../../../lib/realtimeLater";
 import { appStore, initialAppState } from "../../../lib/store";
 import { Chat } from "../Chat";
 import { Conversation, loadDialogs, TYPING_SHOW_MS } from "../Conversation";
 import type { ChatProps, MessageData } from "../types";
-import {
-  CONVERSATION,
-  ME,
-  OTHER,
-  apiError,
-  chatProps,
-  deferred,
-  fakeApi,
-  history,
-  json,
-  message,
-  settle,
-  startFakeRealtime,
-  type Call,
-  type Handler,
-} from "./fixtures";
+import { CONVERSATION, ME, OTHER, apiError, chatProps, deferred, fakeApi, history, json, memberPage, message, posts, settle, startFakeRealtime, texts, ticks, type Call, type Handler } from "./fixtures";
 
 const input = () => screen.getByTestId("chat-input") as HTMLTextAreaElement;
 const bubbles = () => screen.queryAllByTestId("message");
-const texts = () => screen.queryAllByTestId("message-text").map((el) => el.textContent);
-const ticks = () => screen.queryAllByTestId("message-ticks").map((el) => el.getAttribute("data-state"));
-const posts = (calls: Call[]) => calls.filter((c) => c.method === "POST" && c.path === "/api/message.php");
 
 /** The stored message the server answers a POST /api/message.php with. */
 function stored(id: number, body: Record<string, unknown>, extra: Partial<MessageData> = {}): MessageData {
@@ -71,12 +52,7 @@ beforeAll(async () => {
 });
 
 beforeEach(() => {
-  vi.useFakeTimers();
-  vi.setSystemTime(new Date("2025-03-12T12:00:00Z"));
-  sessionStorage.clear();
-  resetApiConfig();
-  configureApi({ reload: vi.fn() });
-  appStore.set({ ...initialAppState(), user: { id: 1, credits: 10 } });
+  memberPage();
 });
 
 afterEach(() => {

@@ -9,26 +9,17 @@ import { act, cleanup, fireEvent, render, screen } from "@testing-library/react"
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 import { FakeSocket } from "../../../lib/__tests__/fakeSocket";
-import { configureApi, resetApiConfig } from "../../../lib/api";
 import { getRealtime, resetRealtime } from "../../../lib/realtime";
 import { loadRealtime } from "../../../lib/realtimeLater";
 import { appStore, initialAppState } from "../../../lib/store";
 import { Chat } from "../Chat";
 import { Conversation, HISTORY_POLL_MS } from "../Conversation";
-import { CONVERSATION, apiError, chatProps, fakeApi, json, message, settle, type Call } from "./fixtures";
+import { CONVERSATION, apiError, chatProps, fakeApi, json, memberPage, message, posts, settle, texts, ticks, type Call } from "./fixtures";
 
-const texts = () => screen.queryAllByTestId("message-text").map((el) => el.textContent);
-const ticks = () => screen.queryAllByTestId("message-ticks").map((el) => el.getAttribute("data-state"));
 const historyGets = (calls: Call[]) => calls.filter((c) => c.method === "GET" && c.path === "/api/chat.php");
-const posts = (calls: Call[]) => calls.filter((c) => c.method === "POST" && c.path === "/api/message.php");
 
 beforeEach(() => {
-  vi.useFakeTimers();
-  vi.setSystemTime(new Date("2025-03-12T12:00:00Z"));
-  sessionStorage.clear();
-  resetApiConfig();
-  configureApi({ reload: vi.fn() });
-  appStore.set({ ...initialAppState(), user: { id: 1, credits: 10 } });
+  memberPage();
   FakeSocket.all = [];
   vi.stubGlobal("WebSocket", FakeSocket);
 });

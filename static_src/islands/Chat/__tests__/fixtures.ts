@@ -1,9 +1,11 @@
 /** Shared data and fakes of the Chat island's tests (props shaped like apps/chat/views.py `_props`). */
-import { act } from "@testing-library/react";
+import { act, screen } from "@testing-library/react";
 import { vi } from "vitest";
 
 import { FakeSocket } from "../../../lib/__tests__/fakeSocket";
+import { configureApi, resetApiConfig } from "../../../lib/api";
 import { startRealtime, type Realtime } from "../../../lib/realtime";
+import { appStore, initialAppState } from "../../../lib/store";
 import type { ChatSummary, ChatProps, History, MessageData } from "../types";
 
 /** apps/chat/views.py chat_strings() (English). */
@@ -192,6 +194,22 @@ export function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => voi
   });
   return { promise, resolve };
 }
+
+/** Each test's start: fake timers at a fixed time, nothing kept in sessionStorage, the API
+ * client reset, and a logged-in member with 10 credits in the store. */
+export function memberPage() {
+  vi.useFakeTimers();
+  vi.setSystemTime(new Date("2025-03-12T12:00:00Z"));
+  sessionStorage.clear();
+  resetApiConfig();
+  configureApi({ reload: vi.fn() });
+  appStore.set({ ...initialAppState(), user: { id: 1, credits: 10 } });
+}
+
+/** The texts and tick states of the messages shown, and the message POSTs made. */
+export const texts = () => screen.queryAllByTestId("message-text").map((el) => el.textContent);
+export const ticks = () => screen.queryAllByTestId("message-ticks").map((el) => el.getAttribute("data-state"));
+export const posts = (calls: Call[]) => calls.filter((c) => c.method === "POST" && c.path === "/api/message.php");
 
 /** Lets pending promises and due (fake) timers run. */
 export async function settle(ms = 0) {
