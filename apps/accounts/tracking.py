@@ -25,7 +25,7 @@ from django.core import signing
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 
 from apps.accounts.models import SignupTracking
-from apps.landers.keys import LANDER_KEYS as LANDER_KEYS_KNOWN
+from apps.landers import keys as landers
 
 PARAMS = SignupTracking.TRACKING_FIELDS
 LANDER_KEYS = SignupTracking.LANDER_FIELDS
@@ -135,10 +135,11 @@ class TrackingMiddleware:
             found = {key: request.GET[key][:VALUE_MAX_LENGTH] for key in PARAMS if request.GET.get(key)}
             rest = [(key, value) for key, value in request.GET.items() if key not in _ARRIVAL_KEYS]
             response = HttpResponseRedirect(request.path + (f"?{urlencode(rest)}" if rest else ""))
-            data = {**_cookie_data(request), **found}
-            if request.GET.get(LANDING_BACK) in LANDER_KEYS_KNOWN:
+            kept = _cookie_data(request)
+            data = {**kept, **found}
+            if request.GET.get(LANDING_BACK) in landers.LANDER_KEYS:
                 data = _with_lander(data, request.GET[LANDING_BACK])
-            if data != _cookie_data(request):
+            if data != kept:
                 tracking_cookie_set(response, request, data)
             return response
         return self.get_response(request)
