@@ -191,8 +191,8 @@ def media_photo(request: HttpRequest, path: str) -> HttpResponse:
     if photo is None:
         raise Http404
     own = request.user.is_authenticated and photo.profile.user_id == request.user.pk
-    if photo.status != PhotoStatus.ACTIVE and not own:
+    if not photo.is_public and not own:
         raise Http404
     # Approved photos may be cached by anyone; a member's own pending ones only privately.
-    cache_control = "public, max-age=86400" if photo.status == PhotoStatus.ACTIVE else "private, no-cache"
+    cache_control = "public, max-age=86400" if photo.is_public else "private, no-cache"
     return media_file_response(path, cache_control=cache_control)
