@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useEffect } from "react";
 
 import { mountIsland } from "../../lib/mount";
 import { Chat } from "./Chat";
@@ -13,7 +13,8 @@ import type { ChatProps } from "./types";
 /** The list; on wide screens it opens the member's last opened conversation (lastOpened.ts),
  * showing the list meanwhile, as the conversation's page will beside it. */
 function ChatListPage(props: ChatProps) {
-  useState(() => openLastChat(props));
+  // Once, after the first render: the props of a page never change.
+  useEffect(() => void openLastChat(props), []);
   return <Chat {...props} />;
 }
 
