@@ -1,8 +1,8 @@
 /**
  * The outbox: messages written while offline (docs/chat.md). Each keeps its client_id, so a
  * resend is stored once by the server. A module of its own so that the conversation has it from
- * its first render while the live connection (lib/realtime.ts) is imported after it; a Realtime
- * passed in flushes the outbox when it comes back "open".
+ * its first render while the live connection (lib/realtime.ts) is imported after it: follow()
+ * takes the connection when it comes, and flushes the outbox whenever it is "open".
  */
 import type { Realtime } from "./realtime";
 
@@ -22,13 +22,14 @@ export interface Outbox<T extends OutboxItem> {
   flush(): Promise<void>;
   items(): T[];
   subscribe(listener: (items: T[]) => void): () => void;
+  /** Flush now if `realtime` is open, and each time it comes back "open"; returns the
+   * function that stops following it. */
+  follow(realtime: Realtime): () => void;
   dispose(): void;
 }
 
 export interface OutboxOptions<T extends OutboxItem> {
   send: (item: T) => Promise<SendResult>;
-  /** Realtime whose return to "open" flushes the outbox. */
-  realtime?: Realtime | null;
   win?: Window;
   /** Retry queued items this often, whatever the socket does (0: never). */
   retryMs?: number;
@@ -78,9 +79,6 @@ export function createOutbox<T extends OutboxItem>(options: OutboxOptions<T>): O
 
   const onOnline = () => void flush();
   win.addEventListener("online", onOnline);
-  const unsubscribeStatus = options.realtime?.onStatus((status) => {
-    if (status === "open") void flush();
-  });
 
   return {
     async add(item) {
@@ -92,6 +90,12 @@ export function createOutbox<T extends OutboxItem>(options: OutboxOptions<T>): O
     },
     flush,
     items: () => queue,
+    follow(realtime) {
+      if (realtime.status === "open") void flush();
+      return realtime.onStatus((status) => {
+        if (status === "open") void flush();
+      });
+    },
     subscribe(listener) {
       listeners.add(listener);
       return () => {
@@ -100,7 +104,6 @@ export function createOutbox<T extends OutboxItem>(options: OutboxOptions<T>): O
     },
     dispose() {
       win.removeEventListener("online", onOnline);
-      unsubscribeStatus?.();
       if (timer !== null) clearInterval(timer);
       timer = null;
       listeners.clear();

@@ -519,13 +519,7 @@ export function Conversation(props: ConversationProps) {
     };
   }, []);
   // The connection open (when it arrives, or back): what waits is sent.
-  useEffect(() => {
-    if (!realtime) return;
-    if (realtime.status === "open") void outboxRef.current?.flush();
-    return realtime.onStatus((next) => {
-      if (next === "open") void outboxRef.current?.flush();
-    });
-  }, [realtime]);
+  useEffect(() => (realtime ? outboxRef.current?.follow(realtime) : undefined), [realtime]);
 
   const queue = (item: SendItem, shown: Partial<ShownMessage>) => {
     pinned.current = true;

@@ -162,7 +162,8 @@ describe("createOutbox", () => {
       delivered.push(item.clientId);
       return "sent";
     });
-    const outbox = createOutbox({ send, realtime: rt });
+    const outbox = createOutbox({ send });
+    outbox.follow(rt);
     expect(await outbox.add({ clientId: "a1", text: "hello" })).toBe("offline");
     expect(outbox.items().map((i) => i.clientId)).toEqual(["a1"]);
 
