@@ -211,9 +211,8 @@ def test_no_back_button_in_a_browser_tab_or_on_the_first_page(committed, site, s
 # --- Push ----------------------------------------------------------------------------------
 
 
-def test_a_push_shows_its_notification_tells_the_page_and_a_click_opens_the_conversation(
-    committed, site, site_server, browser_context, page
-):
+def pushed_and_bella(committed, site):
+    """A member ("Pushed") and Bella, with the conversation Pushed opened with her (its id)."""
     me = committed.member(site, "Pushed")
     bella = committed.member(site, "Bella")
 
@@ -221,7 +220,13 @@ def test_a_push_shows_its_notification_tells_the_page_and_a_click_opens_the_conv
         with on_site(site):
             return conversation_open(user=me.user, profile_id=bella.pk).pk
 
-    conversation = in_thread(open_conversation)
+    return me, bella, in_thread(open_conversation)
+
+
+def test_a_push_shows_its_notification_tells_the_page_and_a_click_opens_the_conversation(
+    committed, site, site_server, browser_context, page
+):
+    me, bella, conversation = pushed_and_bella(committed, site)
     first_push = in_thread(server_payload, site, me, bella, conversation)
     log_in_by_cookie(browser_context, site_server, committed, site, me)
     browser_context.grant_permissions(["notifications"], origin=origin(site_server))
@@ -324,14 +329,7 @@ def test_a_push_to_the_page_in_front_shows_in_the_page_once(
     (lib/pushNotice.ts) with its title, body, an Open link and a Close button reachable by
     keyboard; a redelivery of the same push, also after a reload, shows nothing; a newer one
     shows; on the push's own page nothing shows (the conversation has the message)."""
-    me = committed.member(site, "Pushed")
-    bella = committed.member(site, "Bella")
-
-    def open_conversation() -> int:
-        with on_site(site):
-            return conversation_open(user=me.user, profile_id=bella.pk).pk
-
-    conversation = in_thread(open_conversation)
+    me, _bella, conversation = pushed_and_bella(committed, site)
     log_in_by_cookie(browser_context, site_server, committed, site, me)
     browser_context.grant_permissions(["notifications"], origin=origin(site_server))
     goto_past_the_match_modal(page, site_server.url("localhost", "/likes"))
