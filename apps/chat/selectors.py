@@ -96,11 +96,6 @@ def chats_state(*, user) -> dict:
     return {"chats": chats, "last_opened": last_opened}
 
 
-def chats_list(*, user) -> list[dict]:
-    """The member's chats, newest first (chats_state's "chats"). One query."""
-    return chats_state(user=user)["chats"]
-
-
 def unread_total(*, user) -> int:
     """Unread messages over the member's open chats (the top bar's badge). One query."""
     total = _open_participations(user_id=user.pk).filter(listed=True).aggregate(total=Sum("num_unread"))["total"]

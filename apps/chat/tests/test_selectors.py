@@ -5,7 +5,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from apps.chat.selectors import chats_list, conversation_history, unread_total
+from apps.chat.selectors import chats_state, conversation_history, unread_total
 from apps.chat.tests.helpers import credits_give, member, send
 from apps.profiles.tests.helpers_view import photos_add
 from conftest import on_site
@@ -27,7 +27,7 @@ def test_the_chat_list_is_one_query(site, django_assert_max_num_queries, count):
         credits_give(site, other.user, 2)
         send(site, other, me, f"hello {i}")
     with on_site(site), django_assert_max_num_queries(1 + SET_PATH):
-        chats = chats_list(user=me.user)
+        chats = chats_state(user=me.user)["chats"]
     assert len(chats) == count
     assert all(chat["main_image"]["thumb_filename"] for chat in chats)
 

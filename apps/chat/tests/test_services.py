@@ -8,7 +8,7 @@ from django.core.files.storage import default_storage
 from apps.accounts.models import SignupMessage, UserStatus
 from apps.accounts.selectors import member_totals
 from apps.chat.models import Conversation, Message, Participant
-from apps.chat.selectors import chats_list, conversation_history
+from apps.chat.selectors import chats_state, conversation_history
 from apps.chat.services import (
     chat_release_held,
     conversation_delete,
@@ -158,7 +158,7 @@ def test_without_enough_credits_nothing_is_stored_or_spent(site):
         assert _entries(anna.user) == []
         assert _balance(anna.user) == 1
         assert Participant.objects.filter(num_unread__gt=0).count() == 0
-        assert chats_list(user=anna.user) == [] and chats_list(user=ben.user) == []
+        assert chats_state(user=anna.user)["chats"] == [] and chats_state(user=ben.user)["chats"] == []
 
 
 def test_the_ledger_refusal_after_the_message_row_rolls_the_message_back(site, pair):
@@ -186,7 +186,7 @@ def test_html_and_script_are_kept_as_plain_text(site, pair):
         assert message.text == text
         history = conversation_history(user=ben.user, conversation_id=conversation.pk)
         assert history["messages"][0]["text"] == text
-        assert chats_list(user=ben.user)[0]["last_message"]["text"] == text
+        assert chats_state(user=ben.user)["chats"][0]["last_message"]["text"] == text
 
 
 @pytest.mark.parametrize(
@@ -330,7 +330,7 @@ def test_blocked_members_cannot_open_or_write(site, pair, who):
                 message_send(user=sender.user, conversation_id=conversation.pk, client_id=client_id(), text="Hi")
             assert raised.value.code == "profile_not_available"
         assert Message.objects.count() == 1
-        assert chats_list(user=anna.user) == [] and chats_list(user=ben.user) == []
+        assert chats_state(user=anna.user)["chats"] == [] and chats_state(user=ben.user)["chats"] == []
         assert member_totals(ben.user)["unreadMessages"] == 0
 
 
@@ -397,7 +397,7 @@ def test_demo_profiles_without_a_member_receive_messages(site):
         )
     _conversation, message = send(site, anna, demo)
     with on_site(site):
-        assert chats_list(user=anna.user)[0]["profile"] == demo.pk
+        assert chats_state(user=anna.user)["chats"][0]["profile"] == demo.pk
         assert message.pk
 
 
@@ -421,7 +421,7 @@ def test_messages_to_an_unconfirmed_member_are_held_until_they_confirm(site, pai
             m["text"] for m in conversation_history(user=ben.user, conversation_id=conversation.pk)["messages"]
         ] == ["Before"]
         assert member_totals(ben.user)["unreadMessages"] == 0
-        assert chats_list(user=ben.user)[0]["last_message"]["text"] == "Before"
+        assert chats_state(user=ben.user)["chats"][0]["last_message"]["text"] == "Before"
         mine = conversation_history(user=anna.user, conversation_id=conversation.pk)["messages"]
         assert [(m["text"], m["held"]) for m in mine] == [("Before", False), ("While unconfirmed", True)]
 
@@ -438,7 +438,7 @@ def test_messages_to_an_unconfirmed_member_are_held_until_they_confirm(site, pai
             "While unconfirmed",
         ]
         assert member_totals(ben.user)["unreadMessages"] == 1
-        assert chats_list(user=ben.user)[0]["last_message"]["text"] == "While unconfirmed"
+        assert chats_state(user=ben.user)["chats"][0]["last_message"]["text"] == "While unconfirmed"
 
 
 def test_an_unconfirmed_member_cannot_send(site, pair):
@@ -476,9 +476,9 @@ def test_reading_sets_unread_to_zero_and_marks_the_messages_read(site, pair):
     conversation, _first = send(site, anna, ben, "one")
     _conversation, second = send(site, anna, ben, "two")
     with on_site(site):
-        assert chats_list(user=ben.user)[0]["num_unread_messages"] == 2
+        assert chats_state(user=ben.user)["chats"][0]["num_unread_messages"] == 2
         assert conversation_read(user=ben.user, conversation_id=conversation.pk) == 2
-        assert chats_list(user=ben.user)[0]["num_unread_messages"] == 0
+        assert chats_state(user=ben.user)["chats"][0]["num_unread_messages"] == 0
         assert Message.objects.filter(read_at__isnull=False, delivered_at__isnull=False).count() == 2
         assert Participant.objects.get(user=ben.user).last_read_message_id == second.pk
         assert conversation_read(user=ben.user, conversation_id=conversation.pk) == 0
@@ -490,13 +490,13 @@ def test_deleting_hides_the_chat_for_that_member_only_until_a_new_message(site, 
     with on_site(site):
         conversation_delete(user=ben.user, conversation_id=conversation.pk)
         conversation_delete(user=ben.user, conversation_id=conversation.pk)  # Again: fine.
-        assert chats_list(user=ben.user) == []
+        assert chats_state(user=ben.user)["chats"] == []
         assert member_totals(ben.user)["unreadMessages"] == 0
-        assert [c["conversation"] for c in chats_list(user=anna.user)] == [conversation.pk]
+        assert [c["conversation"] for c in chats_state(user=anna.user)["chats"]] == [conversation.pk]
         assert conversation_history(user=ben.user, conversation_id=conversation.pk)["messages"] == []
     send(site, anna, ben, "new")
     with on_site(site):
-        assert chats_list(user=ben.user)[0]["num_unread_messages"] == 1
+        assert chats_state(user=ben.user)["chats"][0]["num_unread_messages"] == 1
         texts = [m["text"] for m in conversation_history(user=ben.user, conversation_id=conversation.pk)["messages"]]
         assert texts == ["new"]
 
@@ -510,8 +510,8 @@ def test_deleting_by_profile_deletes_every_conversation_with_that_profile(site, 
     send(site, anna, carl)
     with on_site(site):
         assert conversations_delete_with_profile(user=anna.user, profile_id=ben.pk) == 1
-        assert [c["profile"] for c in chats_list(user=anna.user)] == [carl.pk]
-        assert len(chats_list(user=ben.user)) == 2
+        assert [c["profile"] for c in chats_state(user=anna.user)["chats"]] == [carl.pk]
+        assert len(chats_state(user=ben.user)["chats"]) == 2
 
 
 def test_the_chat_list_is_newest_first_with_the_other_profile(site, pair):
@@ -521,7 +521,7 @@ def test_the_chat_list_is_newest_first_with_the_other_profile(site, pair):
     first, _ = send(site, ben, anna, "from Ben")
     second, _ = send(site, carl, anna, "from Carl")
     with on_site(site):
-        chats = chats_list(user=anna.user)
+        chats = chats_state(user=anna.user)["chats"]
         assert [(c["conversation"], c["profile"], c["name"], c["num_unread_messages"]) for c in chats] == [
             (second.pk, carl.pk, "Carl", 1),
             (first.pk, ben.pk, "Ben", 1),
@@ -529,7 +529,7 @@ def test_the_chat_list_is_newest_first_with_the_other_profile(site, pair):
         assert chats[0]["last_message"]["mine"] is False
     send(site, anna, ben, "answer")
     with on_site(site):
-        assert [c["conversation"] for c in chats_list(user=anna.user)] == [first.pk, second.pk]
+        assert [c["conversation"] for c in chats_state(user=anna.user)["chats"]] == [first.pk, second.pk]
 
 
 def test_older_messages_beyond_the_history_limit_are_hidden(site, pair):
