@@ -56,7 +56,9 @@ def _signature_ok(header: str, body: bytes, secret: str) -> tuple[bool, str]:
     if not timestamp.isdigit() or not given or abs(time.time() - int(timestamp)) > SIGNATURE_TOLERANCE:
         return False, ""
     expected = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
-    return hmac.compare_digest(expected, given), given
+    # compare_digest refuses str with non-ASCII characters (TypeError): compare bytes, so a
+    # signature such as "v1=é" is a wrong signature (403) like any other.
+    return hmac.compare_digest(expected.encode(), given.encode("utf-8", "surrogateescape")), given
 
 
 def _error(code: str, message: str, status: int) -> JsonResponse:

@@ -161,6 +161,16 @@ class TestWebhook:
         assert first.status_code == 200
         assert replay.status_code == 409 and replay.json()["error"]["code"] == "replayed"
 
+    def test_mail_webhook_500_a_non_ascii_signature_is_a_403(self, site, anna_ben, secret):
+        anna, ben = anna_ben
+        _notice, message = mailed_notice(site, anna, ben)
+        events = [{"type": "bounce", "message_id": message.extra_headers["Message-ID"]}]
+        for given in ("\u00e9", "\u00e9" * 64, "\U0001f600", "a\udcff"):
+            response = webhook(events, signature=f"t={int(time.time())},v1={given}")
+            assert response.status_code == 403, given
+            assert response.json()["error"]["code"]
+        assert reload(site, ben.user).email_disabled_reason == ""
+
     def test_bad_bodies_get_a_4xx_in_the_json_error_shape(self, secret):
         client = Client(HTTP_HOST="admin.localhost")
         for body in (b"not json", b'{"events": "x"}', b"\x00", json.dumps({"events": [1]}).encode()):
