@@ -74,14 +74,18 @@ def _fresh_cache():
     """Rate-limit counters and cached entries live in Redis: each test starts clean.
     Only the test settings' key prefix is touched."""
     from django.conf import settings
-    from django.core.cache import cache
+    from django.core.cache import caches
+
+    from apps.common.cache import volatile_reset
 
     def clear() -> None:
-        client = cache._cache.get_client(write=True)
-        prefix = settings.CACHES["default"]["KEY_PREFIX"]
-        keys = list(client.scan_iter(match=f"*:{prefix}:*", count=1000))  # schema:prefix:version:key
-        if keys:
-            client.delete(*keys)
+        volatile_reset()  # an outage of the evictable cache seen by an earlier test
+        for alias in settings.CACHES:
+            client = caches[alias]._cache.get_client(write=True)
+            prefix = settings.CACHES[alias]["KEY_PREFIX"]
+            keys = list(client.scan_iter(match=f"*:{prefix}:*", count=1000))  # schema:prefix:version:key
+            if keys:
+                client.delete(*keys)
 
     clear()
     yield

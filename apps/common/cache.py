@@ -8,13 +8,25 @@ reads the package's version from its metadata files). And Django's RedisCacheCli
 makes a new `redis.Redis` for every call, for which redis-py builds a table of about 170
 response callbacks. Pools and clients are safe to share between threads (a command
 takes a connection from the pool), and redis-py makes a pool new after a fork, so one of
-each per server and options is kept for the process."""
+each per server and options is kept for the process.
+
+Below it, the evictable cache's reads that fail open (`volatile_get_or_set`)."""
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
+from collections.abc import Callable
+from typing import TypeVar
 
+from django.conf import settings
+from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+from redis.exceptions import RedisError
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 _shared: dict[tuple, tuple[object, object]] = {}
 _lock = threading.Lock()
@@ -49,3 +61,105 @@ class SiteRedisCache(RedisCache):
     def __init__(self, server, params):
         super().__init__(server, params)
         self._class = SharedPoolRedisCacheClient
+
+
+# --- The evictable cache ---------------------------------------------------------------
+#
+# CACHES["volatile"] holds what may vanish at any time and is made again on a miss: the
+# visitors' pages (apps.pages.page_cache) and the landers' lists. It is a Redis of its own
+# (CACHE_URL, maxmemory with allkeys-lru), and the pages that read it are the ones paid
+# traffic lands on, so its reads fail open: when it does not answer, the page is rendered
+# without it. The first failure is logged, and for RETRY_SECONDS nobody asks it again, so
+# a cache that is away or hangs costs neither a log line nor a timeout per request; the
+# first answer after that is logged too.
+
+VOLATILE = "volatile"
+RETRY_SECONDS = 5.0
+# What a Redis that is away, hangs or refuses raises (redis-py wraps most in RedisError;
+# a socket can still raise OSError, an asyncio wait TimeoutError).
+CACHE_ERRORS = (RedisError, OSError, TimeoutError)
+
+
+class _Outage:
+    __slots__ = ("reported", "until")
+
+    def __init__(self) -> None:
+        self.until = 0.0
+        self.reported = False
+
+
+_outage = _Outage()
+
+
+def volatile_alias() -> str:
+    """The evictable cache's alias; a deployment without it keeps everything in default."""
+    return VOLATILE if VOLATILE in settings.CACHES else "default"
+
+
+def volatile_settings() -> dict:
+    return settings.CACHES[volatile_alias()]
+
+
+def volatile_available() -> bool:
+    """False for RETRY_SECONDS after a failure: the caller goes on without the cache."""
+    return time.monotonic() >= _outage.until
+
+
+def volatile_failed(exc: BaseException) -> None:
+    """A read or write failed: skip the cache for a while, and say so once."""
+    _outage.until = time.monotonic() + RETRY_SECONDS
+    if not _outage.reported:
+        _outage.reported = True
+        logger.warning(
+            "cache unavailable (%s: %s); pages are rendered without it, retried every %ss",
+            type(exc).__name__,
+            exc,
+            RETRY_SECONDS,
+        )
+
+
+def volatile_answered() -> None:
+    if _outage.reported:
+        _outage.reported = False
+        logger.warning("cache available again")
+
+
+def volatile_reset() -> None:
+    """Forget an outage (tests)."""
+    _outage.until = 0.0
+    _outage.reported = False
+
+
+_MISSING = object()
+
+
+def volatile_get_or_set(key: str, build: Callable[[], T], timeout: float) -> T:
+    """`cache.get_or_set` on the evictable cache, failing open: without the cache the
+    value is built for this request only."""
+    if not volatile_available():
+        return build()
+    cache = caches[volatile_alias()]
+    try:
+        value = cache.get(key, _MISSING)
+    except CACHE_ERRORS as exc:
+        volatile_failed(exc)
+        return build()
+    if value is not _MISSING:
+        volatile_answered()
+        return value
+    value = build()
+    try:
+        cache.add(key, value, timeout)
+    except CACHE_ERRORS as exc:
+        volatile_failed(exc)
+    else:
+        volatile_answered()
+    return value
+
+
+def volatile_delete_many(keys: list[str]) -> None:
+    """Drop entries of the evictable cache; a cache that is away has them expire."""
+    try:
+        caches[volatile_alias()].delete_many(keys)
+    except CACHE_ERRORS as exc:
+        volatile_failed(exc)

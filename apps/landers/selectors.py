@@ -3,18 +3,20 @@ only), a featured member, members by region, the site's lander video and site pa
 
 Landers are what paid traffic hits first, so their lists are cached per site for a
 short while (the cache keys carry the site's schema: django_tenants.cache.make_key):
-a profile hidden or a photo rejected leaves the landers within LIST_CACHE_SECONDS."""
+a profile hidden or a photo rejected leaves the landers within LIST_CACHE_SECONDS. They
+live in the evictable cache, whose reads fail open: without it the lists are read from
+the database for the request (apps.common.cache.volatile_get_or_set)."""
 
 from __future__ import annotations
 
 from collections import Counter
 from datetime import timedelta
 
-from django.core.cache import cache
 from django.db.models import Count, F, QuerySet
 from django.utils import timezone
 from django.utils.translation import get_language
 
+from apps.common.cache import volatile_get_or_set
 from apps.common.storage import cdn_url
 from apps.landers.models import LanderVideo, SitePage
 from apps.profiles.cards import card_basics
@@ -72,7 +74,7 @@ def _cached_cards(site: Site, name: str, ordering: tuple, limit: int) -> list[di
         profiles = _niche_profiles(site).order_by(*ordering)[:LIST_SIZE]
         return [profile_card(profile, site=site, today=today) for profile in profiles]
 
-    return cache.get_or_set(f"landers:{name}:{site.pk}", build, LIST_CACHE_SECONDS)[:limit]
+    return volatile_get_or_set(f"landers:{name}:{site.pk}", build, LIST_CACHE_SECONDS)[:limit]
 
 
 def lander_cards(site: Site, *, limit: int = LIST_SIZE) -> list[dict]:
@@ -103,7 +105,7 @@ def region_groups(site: Site, *, country: str, limit: int = 6, per_region: int =
                 cards[profile.region].append(profile_card(profile, site=site, today=today))
         return [{"code": code, "name": region_name(code), "count": counts[code], "cards": cards[code]} for code in top]
 
-    return cache.get_or_set(f"landers:regions:{site.pk}:{country}", build, LIST_CACHE_SECONDS)
+    return volatile_get_or_set(f"landers:regions:{site.pk}:{country}", build, LIST_CACHE_SECONDS)
 
 
 def featured_profile(profile_id: int) -> Profile | None:

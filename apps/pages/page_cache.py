@@ -26,10 +26,19 @@ the CSP nonce and the cookies differ per response. So:
   response's CSRF secret are replaced by markers; the secret itself must not be left in
   the page.
 
-Entries live in one Redis hash per site, `<schema>:<KEY_PREFIX>:1:page-cache` (the
-django-tenants key layout of the site cache, so the test and bench prefixes separate them
-too); the hash expires STORE_SECONDS after it was made, so entries of old variants do not
-pile up. Saving a site, its domains, its company, its lander video or pages, a photo or
+Only a site's own host is cached: a Host header that is not one of its Domain rows as
+written (another case, a trailing dot, a port other than the server's own) goes to Django
+uncached, so spellings of one host cannot multiply its pages. Entries live in one Redis
+hash per site, `<schema>:<KEY_PREFIX>:1:page-cache`, in the evictable cache
+(CACHES["volatile"], CACHE_URL: a Redis of its own with maxmemory and allkeys-lru, never
+the broker's), laid out as django-tenants lays out the cache's keys so the test and bench
+prefixes separate them too. The hash gets its TTL when it is made (STORE_SECONDS, Redis
+6.2 and 7 alike), so entries of old variants do not pile up, and what one site can store
+is capped: SITE_PAGES pages, ADDRESS_VARIANTS variants of one address, and CAMPAIGNS
+campaign labels of one lander (a lander's page names its own address, so every label is
+a page of its own). Past a cap a page is rendered and not stored. A cache that does not
+answer is skipped for a few seconds and logged once (apps.common.cache): the page is
+rendered as if nothing were stored. Saving a site, its domains, its company, its lander video or pages, a photo or
 deleting a profile drops the site's hash (`site_pages_forget`, connected in apps.pages.apps);
 a site's settings are part of the variant anyway, so other processes, whose site cache
 lags up to SITE_CACHE_SECONDS, never serve a page of the old settings under the new ones.
@@ -48,11 +57,14 @@ import pickle
 import re
 import threading
 import time
+import zlib
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.http.cookie import parse_cookie
+
+from apps.common.cache import CACHE_ERRORS, volatile_answered, volatile_available, volatile_failed, volatile_settings
 
 logger = logging.getLogger(__name__)
 
@@ -65,17 +77,27 @@ SITE_STALE_SECONDS = 10
 # A site's hash of pages is dropped this long after it was made (every variant is rendered
 # again then), which bounds the entries of variants no longer asked for.
 STORE_SECONDS = 300
+# What one site stores at most, whatever visitors ask for (a Host spelling, a made-up
+# campaign label, a country header): pages in all, variants (language, country,
+# cookies, https) of one address, and campaign labels ({slug}) of one lander. Past them
+# pages are rendered and not stored; the hash's TTL starts them again.
+SITE_PAGES = 100
+ADDRESS_VARIANTS = 24
+CAMPAIGNS = 16
 # Markers for the per-response parts; HTML never holds a NUL (BadInputMiddleware).
 NONCE_MARK = b"\x00page-cache-nonce\x00"
 CSRF_MARK = b"\x00page-cache-csrf\x00"
 # Bump when the entry's layout changes.
-ENTRY_FORMAT = 1
+ENTRY_FORMAT = 2
 
 # The addresses whose views offer their page (the home page, the landers of
 # apps.landers.urls): any other request goes straight on to Django, with no lookup.
 CACHED_PATHS = re.compile(
     r"/(?:landers/[a-z]+(?:/[a-z0-9-]+)?|members/[0-9]+/(?:landing[23]?(?:/[a-z0-9-]+)?|signup))?"
 )
+# A lander's address with its campaign label: the lander's address without it is the
+# family whose labels CAMPAIGNS counts.
+_CAMPAIGN_PATH = re.compile(r"(/landers/[a-z]+/|/members/[0-9]+/landing[23]?/)[a-z0-9-]+")
 _NONCE = re.compile(rb"'nonce-([A-Za-z0-9+/=]+)'")
 _TOKEN = re.compile(rb"(?<![A-Za-z0-9])[A-Za-z0-9]{64}(?![A-Za-z0-9])")
 _CSP_HEADERS = (b"content-security-policy", b"content-security-policy-report-only")
@@ -163,7 +185,25 @@ def _tracking_cookie() -> str:
 
 def store_key(schema_name: str) -> str:
     """The site's hash, laid out as django_tenants.cache.make_key lays out the cache's keys."""
-    return f"{schema_name}:{settings.CACHES['default'].get('KEY_PREFIX', '')}:1:page-cache"
+    return f"{schema_name}:{volatile_settings().get('KEY_PREFIX', '')}:1:page-cache"
+
+
+def canonical_host(host: str, server_port: int | None) -> bool:
+    """Whether the Host header is a Domain row as written (the site middleware lowercases
+    and strips a trailing dot before it looks the name up), with no port or the one this
+    server listens on: one spelling per domain, the one a site's links use."""
+    from django.http.request import split_domain_port
+
+    name, port = split_domain_port(host)  # lowercased, without a trailing dot
+    if not name or name.startswith("[") or host != (f"{name}:{port}" if port else name):
+        return False
+    return not port or (server_port is not None and port == str(server_port))
+
+
+def path_family(path: str) -> str:
+    """A lander's address without its campaign label ("" for an address without one)."""
+    found = _CAMPAIGN_PATH.fullmatch(path)
+    return found.group(1) if found else ""
 
 
 # --- The view's side -------------------------------------------------------------------
@@ -348,36 +388,46 @@ def response_messages(entry: Entry, visitor: _Visitor) -> tuple[dict, dict]:
 # --- Redis -----------------------------------------------------------------------------
 
 _clients: dict = {}
-_sync_client = None
+_sync_clients: dict = {}
 _sync_lock = threading.Lock()
 
 
 def _location() -> str:
-    return settings.CACHES["default"]["LOCATION"]
+    return volatile_settings()["LOCATION"]
+
+
+def _timeouts() -> dict:
+    options = volatile_settings().get("OPTIONS", {})
+    return {
+        "socket_timeout": options.get("socket_timeout", 1),
+        "socket_connect_timeout": options.get("socket_connect_timeout", 1),
+    }
 
 
 def _async_client():
-    """A redis.asyncio client of the running event loop."""
-    loop = asyncio.get_running_loop()
-    client = _clients.get(loop)
+    """A redis.asyncio client of the running event loop and the cache's location."""
+    key = (asyncio.get_running_loop(), _location())
+    client = _clients.get(key)
     if client is None:
         import redis.asyncio
 
-        client = redis.asyncio.Redis.from_url(_location(), socket_timeout=2, socket_connect_timeout=2)
+        client = redis.asyncio.Redis.from_url(key[1], **_timeouts())
         _clients.clear()  # one loop per server process; a test's finished loops go
-        _clients[loop] = client
+        _clients[key] = client
     return client
 
 
 def _client():
-    global _sync_client
-    if _sync_client is None:
+    location = _location()
+    client = _sync_clients.get(location)
+    if client is None:
         with _sync_lock:
-            if _sync_client is None:
+            client = _sync_clients.get(location)
+            if client is None:
                 import redis
 
-                _sync_client = redis.Redis.from_url(_location(), socket_timeout=2, socket_connect_timeout=2)
-    return _sync_client
+                client = _sync_clients[location] = redis.Redis.from_url(location, **_timeouts())
+    return client
 
 
 async def _load(schema: str, key: str) -> tuple[Entry | None, bool]:
@@ -386,27 +436,60 @@ async def _load(schema: str, key: str) -> tuple[Entry | None, bool]:
     raw = await _async_client().hget(store_key(schema), key)
     if raw is None:
         return None, False
-    fmt, entry = pickle.loads(raw)  # noqa: S301 - written by _save below, in our own key space
+    try:
+        fmt, entry = pickle.loads(zlib.decompress(raw))  # noqa: S301 - written by _save below, in our own key space
+    except (zlib.error, pickle.UnpicklingError, ValueError, TypeError):
+        return None, False  # an entry of an older layout: rendered again
     age = time.time() - entry.created
     if fmt != ENTRY_FORMAT or age > 2 * PAGE_SECONDS:
         return None, False
     return entry, age <= PAGE_SECONDS
 
 
-async def _save(schema: str, key: str, entry: Entry) -> None:
-    name = store_key(schema)
-    async with _async_client().pipeline(transaction=False) as pipe:
-        pipe.hset(name, key, pickle.dumps((ENTRY_FORMAT, entry), protocol=pickle.HIGHEST_PROTOCOL))
-        pipe.expire(name, STORE_SECONDS, nx=True)
-        await pipe.execute()
+# Stores a page unless a cap is reached (module docstring), all in one step. The hash
+# holds the pages under their variants (which start with a hex fingerprint) and the
+# counts under "#": "#n" the pages, "#p:<path>" the variants of an address, "#f:<family>"
+# the campaign labels of a lander. The TTL is set when the hash is made (EXPIRE ... NX
+# would need Redis 7). Returns 1 when stored, 0 when a cap said no.
+_SAVE_SCRIPT = """
+local name, variant, page = KEYS[1], ARGV[1], ARGV[2]
+local ttl, path, family = tonumber(ARGV[3]), ARGV[4], ARGV[5]
+local site_pages, address_variants, campaigns = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+if redis.call('HEXISTS', name, variant) == 0 then
+  if tonumber(redis.call('HGET', name, '#n') or '0') >= site_pages then return 0 end
+  local address = '#p:' .. path
+  local variants = tonumber(redis.call('HGET', name, address) or '0')
+  if variants >= address_variants then return 0 end
+  if variants == 0 and family ~= '' then
+    local labels = '#f:' .. family
+    if tonumber(redis.call('HGET', name, labels) or '0') >= campaigns then return 0 end
+    redis.call('HINCRBY', name, labels, 1)
+  end
+  redis.call('HINCRBY', name, address, 1)
+  redis.call('HINCRBY', name, '#n', 1)
+end
+redis.call('HSET', name, variant, page)
+if redis.call('TTL', name) < 0 then redis.call('EXPIRE', name, ttl) end
+return 1
+"""
+
+
+async def _save(schema: str, key: str, entry: Entry, path: str) -> bool:
+    """Store the page (compressed: a page is mostly repeated markup); False when a cap
+    of the site said no."""
+    script = _async_client().register_script(_SAVE_SCRIPT)  # EVALSHA, EVAL the first time
+    page = zlib.compress(pickle.dumps((ENTRY_FORMAT, entry), protocol=pickle.HIGHEST_PROTOCOL))
+    args = [key, page, STORE_SECONDS, path, path_family(path), SITE_PAGES, ADDRESS_VARIANTS, CAMPAIGNS]
+    return bool(await script(keys=[store_key(schema)], args=args))
 
 
 def site_pages_forget(schema_name: str) -> None:
     """Drop every stored page of the site (its settings, photos or pages changed)."""
     try:
         _client().delete(store_key(schema_name))
-    except Exception:  # the entries still expire after PAGE_SECONDS
-        logger.warning("page cache of %s not dropped", schema_name, exc_info=True)
+    except CACHE_ERRORS as exc:  # the entries still expire after PAGE_SECONDS
+        volatile_failed(exc)
+        logger.warning("page cache of %s not dropped", schema_name)
 
 
 # --- The ASGI side ---------------------------------------------------------------------
@@ -445,12 +528,15 @@ def visit_for(scope: dict) -> Visit | None:
         allowed = [".localhost", "127.0.0.1", "[::1]"]
     if not domain or not validate_host(domain, allowed):
         return None
+    server = scope.get("server") or (None, None)
+    if not canonical_host(host, server[1]):
+        return None  # another spelling of a site's host: rendered, never stored
     cookies = parse_cookie(headers.get(b"cookie", b"").decode("latin1"))
     if settings.SESSION_COOKIE_NAME in cookies or getattr(settings, "MESSAGE_COOKIE_NAME", "messages") in cookies:
         return None
     from apps.tenants.middleware import _site_cache
 
-    hostname = host.split(":")[0].lower().rstrip(".")
+    hostname = domain
     cached = _site_cache.get(hostname)
     if cached is None or cached[1] is None:
         return None
@@ -553,13 +639,17 @@ class PageCacheApp:
         entry, fresh = None, False
         try:
             visit = visit_for(scope)
-            if visit is not None:
-                entry, fresh = await _load(visit.site.schema_name, visit.variant)
-        except Exception:  # the full stack answers (and reports a Redis outage itself)
+        except Exception:  # the full stack answers
             logger.warning("page cache lookup failed", exc_info=True)
             visit = None
-        if visit is None:
+        if visit is None or not volatile_available():
             return await self.app(scope, receive, send)
+        try:
+            entry, fresh = await _load(visit.site.schema_name, visit.variant)
+        except CACHE_ERRORS as exc:  # fail open: Django renders it, nothing is stored
+            volatile_failed(exc)
+            return await self.app(scope, receive, send)
+        volatile_answered()
         rendering = (visit.site.schema_name, visit.variant)
         if entry is not None and (fresh or rendering in _rendering):
             start, body = response_messages(entry, visit.visitor)
@@ -597,8 +687,10 @@ class PageCacheApp:
             return
         try:
             entry = entry_from_response(start["status"], start.get("headers", []), b"".join(chunks), offered)
-            if entry is not None:
-                await _save(visit.site.schema_name, visit.variant, entry)
+            if entry is not None and volatile_available():
+                await _save(visit.site.schema_name, visit.variant, entry, scope["path"])
+        except CACHE_ERRORS as exc:
+            volatile_failed(exc)
         except Exception:
             logger.warning("page cache store failed", exc_info=True)
 
@@ -627,12 +719,9 @@ def current_site_pages_forget() -> None:
     def forget() -> None:
         site_pages_forget(schema_name)
         if site_id is not None:
-            from django.core.cache import cache
+            from apps.common.cache import volatile_delete_many
 
-            try:
-                cache.delete_many([f"landers:cards:{site_id}", f"landers:online:{site_id}"])
-            except Exception:
-                logger.warning("lander lists of %s not dropped", schema_name, exc_info=True)
+            volatile_delete_many([f"landers:cards:{site_id}", f"landers:online:{site_id}"])
 
     from django.db import transaction
 

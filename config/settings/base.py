@@ -124,6 +124,23 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env("REDIS_URL", default="redis://127.0.0.1:6379/0")
 
+
+def _next_database(url: str) -> str:
+    """The same Redis server as `url`, the next database number (redis://host:port/N+1)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    number = parts.path.strip("/")
+    database = int(number) + 1 if number.isdigit() else 1
+    return urlunsplit(parts._replace(path=f"/{database}"))
+
+
+# The evictable cache (CACHES["volatile"]). Without CACHE_URL: the next database of
+# REDIS_URL's server, which keeps the keys apart but shares that server's memory and
+# policy; scripts/stack.py (make run, make test, make bench) starts a Redis of its own
+# instead, and production requires CACHE_URL (docs/deploy.md).
+CACHE_URL = env("CACHE_URL", default="") or _next_database(REDIS_URL)
+
 CACHES = {
     "default": {
         "BACKEND": "apps.common.cache.SiteRedisCache",
@@ -135,7 +152,21 @@ CACHES = {
         # A Redis that does not answer fails the request with 503 within seconds
         # (apps.common.unavailable) instead of holding it.
         "OPTIONS": {"socket_timeout": 2, "socket_connect_timeout": 2},
-    }
+    },
+    # What may vanish at any time and is made again on a miss: the visitors' pages
+    # (apps.pages.page_cache) and the landers' lists. A Redis of its own with maxmemory
+    # and allkeys-lru (docs/deploy.md), so that what visitors make fill it evicts old
+    # pages instead of stopping the broker, the chat and the rate limits of REDIS_URL
+    # (noeviction). Reads fail open (apps.common.cache).
+    "volatile": {
+        "BACKEND": "apps.common.cache.SiteRedisCache",
+        "LOCATION": CACHE_URL,
+        "KEY_FUNCTION": "django_tenants.cache.make_key",
+        "REVERSE_KEY_FUNCTION": "django_tenants.cache.reverse_key",
+        "KEY_PREFIX": env("CACHE_KEY_PREFIX", default="dp"),
+        # A cache slower than rendering the page is no use: given up after a second.
+        "OPTIONS": {"socket_timeout": 1, "socket_connect_timeout": 1},
+    },
 }
 
 MIDDLEWARE = [

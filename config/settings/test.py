@@ -1,5 +1,5 @@
 from config.settings.base import *  # noqa: F403
-from config.settings.base import BASE_DIR, DATABASE_URL, database_from_url, env
+from config.settings.base import BASE_DIR, CACHE_URL, DATABASE_URL, database_from_url, env
 
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -16,7 +16,15 @@ CACHES = {
         "REVERSE_KEY_FUNCTION": "django_tenants.cache.reverse_key",
         "KEY_PREFIX": "test",
         "OPTIONS": {"socket_timeout": 2, "socket_connect_timeout": 2},
-    }
+    },
+    "volatile": {
+        "BACKEND": "apps.common.cache.SiteRedisCache",
+        "LOCATION": CACHE_URL,
+        "KEY_FUNCTION": "django_tenants.cache.make_key",
+        "REVERSE_KEY_FUNCTION": "django_tenants.cache.reverse_key",
+        "KEY_PREFIX": "test",
+        "OPTIONS": {"socket_timeout": 1, "socket_connect_timeout": 1},
+    },
 }
 # Test runs share the database server with nothing else; keep connections short
 # so the live ASGI server's threads do not hold them past a test.

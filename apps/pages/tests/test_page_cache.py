@@ -60,7 +60,9 @@ def get(app, path: str = "/", host: str = "localhost", headers: dict | None = No
 
 
 def stored(site) -> dict:
-    return page_cache._client().hgetall(page_cache.store_key(site.schema_name))
+    """The site's stored pages by variant (without the hash's counts, "#...")."""
+    fields = page_cache._client().hgetall(page_cache.store_key(site.schema_name))
+    return {variant: page for variant, page in fields.items() if not variant.startswith(b"#")}
 
 
 def known(*hosts: str) -> None:
@@ -296,12 +298,13 @@ def test_site_settings_change_drops_and_changes_the_pages(site, django_capture_o
 def _age(site, seconds: float) -> None:
     """Make every stored page of the site `seconds` older."""
     import pickle
+    import zlib
 
     client, key = page_cache._client(), page_cache.store_key(site.schema_name)
-    for field, raw in client.hgetall(key).items():
-        fmt, entry = pickle.loads(raw)
+    for field, raw in stored(site).items():
+        fmt, entry = pickle.loads(zlib.decompress(raw))
         entry.created -= seconds
-        client.hset(key, field, pickle.dumps((fmt, entry)))
+        client.hset(key, field, zlib.compress(pickle.dumps((fmt, entry))))
 
 
 def test_a_stale_page_is_rendered_again_by_one_request(site):
@@ -380,7 +383,9 @@ def test_a_site_page_saved_drops_the_sites_pages_only(two_sites, django_capture_
 
 
 def test_a_photo_change_drops_the_pages_and_lander_lists_of_its_site(site, in_site, django_capture_on_commit_callbacks):
-    from django.core.cache import cache
+    from django.core.cache import caches
+
+    cache = caches["volatile"]
 
     full_and_store()
     cache.set(f"landers:cards:{site.pk}", ["card"], 60)
@@ -419,3 +424,68 @@ def test_https_behind_the_proxy_is_a_page_of_its_own_with_the_security_headers(s
     settings.SECURE_SSL_REDIRECT = True
     scope = {"type": "http", "method": "GET", "path": "/", "headers": [(b"host", b"localhost")]}
     assert page_cache.visit_for(scope) is None
+
+
+# --- What visitors can make it store ----------------------------------------------------
+
+
+def counts(site) -> dict:
+    """The hash's counts: "#n" pages, "#p:<path>" variants of an address, "#f:<lander>"
+    campaign labels."""
+    fields = page_cache._client().hgetall(page_cache.store_key(site.schema_name))
+    return {name.decode(): int(value) for name, value in fields.items() if name.startswith(b"#")}
+
+
+def many(app, requests: list[tuple[str, str, str]]) -> list[int]:
+    """GETs (base URL, Host header, path) through `app`, a few at a time, as a script
+    would send them."""
+
+    async def run() -> list[int]:
+        transport = httpx.ASGITransport(app=app)
+        statuses: list[int] = []
+        clients: dict[str, httpx.AsyncClient] = {}
+        try:
+            for start in range(0, len(requests), 10):
+                batch = []
+                for base, host, path in requests[start : start + 10]:
+                    if base not in clients:
+                        clients[base] = httpx.AsyncClient(transport=transport, base_url=base)
+                    batch.append(clients[base].get(path, headers={"Host": host}))
+                statuses += [response.status_code for response in await asyncio.gather(*batch)]
+        finally:
+            for client in clients.values():
+                await client.aclose()
+        return statuses
+
+    return asyncio.run(run())
+
+
+def cache_memory(site) -> int:
+    """Bytes the site's stored pages take in the cache's Redis (MEMORY USAGE of the hash)."""
+    return page_cache._client().memory_usage(page_cache.store_key(site.schema_name), samples=0) or 0
+
+
+def test_page_cache_fills_the_shared_redis_no_more_750_requests_stay_bounded(site):
+    """The attack that filled the shared Redis: 750 GETs of landers with made-up campaign
+    labels under three spellings of the host. Only the server's own spelling is stored,
+    and of the labels only CAMPAIGNS: at most CAMPAIGNS pages and well under 1 MB."""
+    import secrets
+
+    known("localhost")
+    port = 8001
+    base = f"http://localhost:{port}"  # the server's own port (scope["server"])
+    spellings = [f"localhost:{port}", f"LOCALHOST:{port}", "localhost."]
+    requests = [(base, spellings[n % 3], f"/landers/gallery/{secrets.token_hex(6)}") for n in range(750)]
+    statuses = many(page_cache.PageCacheApp(django_app()), requests)
+    assert statuses == [200] * 750
+    pages = stored(site)
+    assert len(pages) == page_cache.CAMPAIGNS
+    assert all(f"|localhost:{port}|".encode() in variant for variant in pages)
+    assert counts(site)["#f:/landers/gallery/"] == page_cache.CAMPAIGNS
+    assert cache_memory(site) < 1_000_000
+    # The Redis of the broker and the channel layer holds none of it.
+    import redis
+
+    broker = redis.Redis.from_url(settings.REDIS_URL)
+    assert broker.exists(page_cache.store_key(site.schema_name)) == 0
+    assert settings.CACHES["volatile"]["LOCATION"] != settings.CACHES["default"]["LOCATION"]
