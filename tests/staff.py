@@ -12,7 +12,8 @@ afterwards.
 Every staff member gets the password STAFF_PASSWORD, the Django group of its role
 (apps.accounts.staff.ROLES, so it sees only what that role allows) and a confirmed TOTP
 device (totp_code(user) is its current code). `staff_member(role, enrolled=False)` makes
-one who has not set up the second step yet."""
+one who has not set up the second step yet; `staff_set_up_link(user)` is the path of a
+one-time link with which they can (followed before the password step)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,19 @@ def staff_member(role: str, username: str | None = None, *, enrolled: bool = Tru
 
 def _enrol(user: User) -> TOTPDevice:
     return TOTPDevice.objects.create(user=user, name=DEVICE_NAME, confirmed=True)
+
+
+def staff_set_up_link(user: User) -> str:
+    """The path of a new one-time set-up link of `user`'s second step, as
+    `manage.py staff_create` makes it (/admin/login/enrol/<token>/)."""
+    from apps.accounts.services.staff_enrolment import CAUSE_CREATED, enrolment_link_make, enrolment_path
+
+    return enrolment_path(enrolment_link_make(user=user, by=None, cause=CAUSE_CREATED))
+
+
+def staff_set_up_link_committed(user: User) -> str:
+    """staff_set_up_link() committed on a connection of its own, for the live server."""
+    return _in_thread(staff_set_up_link, user)
 
 
 def staff_device(user: User) -> TOTPDevice:

@@ -3,7 +3,8 @@
 Only superusers see this page (no role has the accounts permissions). The roles'
 permissions are kept in code (apps.accounts.staff.ROLES); a staff member gets a role by
 its group. "Reset the second step" deletes a staff member's authenticator device, for a
-lost phone: at the next login they set up a new one after their password."""
+lost phone, and mails them a one-time link to set up a new one
+(apps.accounts.services.staff_enrolment): their password alone sets up nothing."""
 
 from django import forms
 from django.contrib import admin, messages
@@ -16,6 +17,8 @@ from django.utils.translation import ngettext
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from apps.accounts.models import User
+from apps.accounts.services.staff_enrolment import second_step_reset
+from apps.common.exceptions import ApplicationError
 
 
 class StaffCreationForm(AdminUserCreationForm):
@@ -74,17 +77,25 @@ class StaffAdmin(UserAdmin):
 
     @admin.action(description=_("Reset the second step (lost phone)"), permissions=["change"])
     def second_step_reset(self, request, queryset):
-        users = list(queryset)
-        TOTPDevice.objects.filter(user__in=users).delete()
-        for user in users:
-            self.log_change(request, user, "Second step reset")
-        self.message_user(
-            request,
-            ngettext(
-                "%(count)d staff member sets up the second step again at the next login.",
-                "%(count)d staff members set up the second step again at the next login.",
-                len(users),
+        # The link is mailed for the operators' host this admin is served on. The service
+        # records who reset whose second step in the audit trail.
+        base_url = request.build_absolute_uri("/")
+        done = 0
+        for user in queryset:
+            try:
+                second_step_reset(user=user, by=request.user, base_url=base_url)
+            except ApplicationError as error:
+                self.message_user(request, error.message, messages.ERROR)
+                continue
+            done += 1
+        if done:
+            self.message_user(
+                request,
+                ngettext(
+                    "%(count)d staff member gets an e-mail with a link to set up the second step again.",
+                    "%(count)d staff members get an e-mail with a link to set up the second step again.",
+                    done,
+                )
+                % {"count": done},
+                messages.SUCCESS,
             )
-            % {"count": len(users)},
-            messages.SUCCESS,
-        )

@@ -5,9 +5,13 @@
 2. /admin/login/code/: the current code of the staff member's authenticator app
    (django-otp's TOTP device, public schema). Wrong codes count toward the same lockout;
    a code is accepted once (the device keeps the last time step used).
-   A staff member without a confirmed device enrols one first at /admin/login/enrol/:
-   the secret is shown there as text and as a QR code until a code confirms it, and never
-   again afterwards.
+   A staff member without a confirmed device enrols one at /admin/login/enrol/, and only
+   after following a one-time set-up link (/admin/login/enrol/<token>/, made by
+   `manage.py staff_create` or another operator's "Reset the second step":
+   apps.accounts.services.staff_enrolment) in the same browser before the password: the
+   password alone never sets up a device. The secret is shown as text and as a QR code
+   until a code confirms it, and never again afterwards. Without a device and a link the
+   staff member is told to ask another operator.
 
 Every admin view needs both steps (OperatorAdminSite.has_permission)."""
 
@@ -37,11 +41,19 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 
 from apps.accounts.services.auth import lockout_error
+from apps.accounts.services.staff_enrolment import (
+    enrolment_confirm,
+    enrolment_link_of,
+    enrolment_link_valid,
+)
 from apps.accounts.staff_otp import staff_is_verified
+from apps.common.exceptions import ApplicationError
 
 ADMIN_LOGIN_FAILED = "admin_login_failed"
 OPERATOR_BACKEND = "django.contrib.auth.backends.ModelBackend"
 DEVICE_NAME = "authenticator"
+# The set-up link followed in this browser (its row's id), until the device is set up.
+ENROLMENT_LINK_SESSION_KEY = "staff_enrolment_link"
 
 
 def login_attempt(request: HttpRequest, username: str):
@@ -131,6 +143,7 @@ class OperatorAdminSite(AdminSite):
         return [
             path("login/code/", self._step_view(self.code_view), name="staff_code"),
             path("login/enrol/", self._step_view(self.enrol_view), name="staff_enrol"),
+            path("login/enrol/<str:token>/", self._step_view(self.link_view), name="staff_enrol_link"),
             path("login/cancel/", self._step_view(self.cancel_view), name="staff_cancel"),
             *super().get_urls(),
         ]
@@ -157,7 +170,7 @@ class OperatorAdminSite(AdminSite):
             return self._leave_step(request)
         device = totp_device(request.user)
         if device is None:
-            return HttpResponseRedirect(self._step_url("staff_enrol", self._next(request)))
+            return self._to_second_step(request, self._next(request))
         form = CodeForm(request.POST if request.method == "POST" else None)
         if request.method == "POST" and form.is_valid():
             verified = self._verify(request, form, device)
@@ -170,13 +183,16 @@ class OperatorAdminSite(AdminSite):
             return self._leave_step(request)
         if totp_device(request.user) is not None:  # enrolled: the secret is never shown again
             return HttpResponseRedirect(self._step_url("staff_code", self._next(request)))
+        link = self._followed_link(request)
+        if link is None:  # the password alone never sets up a device
+            return self._no_second_step(request)
         form = CodeForm(request.POST if request.method == "POST" else None)
         if request.method == "POST":
             device = totp_device(request.user, confirmed=False)
             if device is None:  # no secret was shown: start again
                 return HttpResponseRedirect(self._step_url("staff_enrol", self._next(request)))
             if form.is_valid():
-                verified = self._verify(request, form, device, enrol=True)
+                verified = self._verify(request, form, device, enrol_link=link.pk)
                 if verified is not None:
                     return verified
         else:
@@ -190,6 +206,29 @@ class OperatorAdminSite(AdminSite):
             qr_code=qr_data_uri(device.config_url),
         )
 
+    def link_view(self, request: HttpRequest, token: str) -> HttpResponse:
+        """A set-up link: remembered in this browser's session, then the password step.
+        Following it gives nothing by itself; the password and the authenticator's first
+        code come after it."""
+        try:
+            link = enrolment_link_valid(token)
+        except ApplicationError as error:
+            return self._notice_page(request, error.message, status=error.status_code)
+        if request.user.is_authenticated:
+            if staff_is_verified(request):  # not across someone else's admin session
+                return self._notice_page(
+                    request,
+                    gettext("You are logged in to the admin. Log out, then open the link again."),
+                    status=409,
+                )
+            logout(request)  # a password-only session of whoever used this browser before
+        request.session[ENROLMENT_LINK_SESSION_KEY] = link.pk
+        messages.info(request, gettext("Log in with your password, then set up the second step."))
+        # The token leaves the address bar (and the Referer) at once.
+        return HttpResponseRedirect(
+            reverse("admin:login", current_app=self.name) + "?" + urlencode({REDIRECT_FIELD_NAME: self._next(request)})
+        )
+
     def cancel_view(self, request: HttpRequest) -> HttpResponse:
         """ "Log in as someone else" from a step: ends the password-only session (POST).
         The admin's own logout needs both steps, like every admin view."""
@@ -197,9 +236,12 @@ class OperatorAdminSite(AdminSite):
             logout(request)
         return HttpResponseRedirect(reverse("admin:login", current_app=self.name))
 
-    def _verify(self, request: HttpRequest, form: CodeForm, device, *, enrol: bool = False) -> HttpResponse | None:
+    def _verify(
+        self, request: HttpRequest, form: CodeForm, device, *, enrol_link: int | None = None
+    ) -> HttpResponse | None:
         """Check the code under the lockout; a redirect when it is right (or the staff
-        member is locked out), None with the form's error when it is wrong."""
+        member is locked out), None with the form's error when it is wrong. With
+        `enrol_link` the code confirms a new device and uses the set-up link up."""
         import django_otp
 
         usage = login_attempt(request, request.user.get_username())
@@ -207,19 +249,25 @@ class OperatorAdminSite(AdminSite):
             message = lockout_error().message
             logout(request)
             return self._locked_page(request, message)
-        with transaction.atomic():
-            # Locked, so a code is accepted once even by two requests at the same time.
-            device = type(device).objects.select_for_update().get(pk=device.pk)
-            accepted = device.verify_token(form.cleaned_data["code"])
-            if accepted and enrol:
-                device.confirmed = True
-                device.save(update_fields=["confirmed"])
+        code = form.cleaned_data["code"]
+        if enrol_link is not None:
+            try:
+                accepted = enrolment_confirm(user=request.user, link_id=enrol_link, device=device, code=code)
+            except ApplicationError as error:  # used up in another browser meanwhile, or expired
+                usage.rollback()
+                logout(request)
+                return self._notice_page(request, error.message, status=error.status_code)
+        else:
+            with transaction.atomic():
+                # Locked, so a code is accepted once even by two requests at the same time.
+                device = type(device).objects.select_for_update().get(pk=device.pk)
+                accepted = device.verify_token(code)
         if not accepted:
             form.add_error("code", _("This code is not correct. Enter the code your authenticator app shows now."))
             return None
         usage.rollback()
-        if enrol:
-            type(device).objects.filter(user=request.user, confirmed=False).delete()
+        if enrol_link is not None:
+            request.session.pop(ENROLMENT_LINK_SESSION_KEY, None)
             messages.success(request, gettext("The second step is set up. You need a code at every login."))
         request.session.cycle_key()
         django_otp.login(request, device)
@@ -248,8 +296,41 @@ class OperatorAdminSite(AdminSite):
         return reverse(f"admin:{name}", current_app=self.name) + "?" + urlencode({REDIRECT_FIELD_NAME: next_url})
 
     def _to_second_step(self, request: HttpRequest, next_url: str) -> HttpResponse:
-        name = "staff_code" if totp_device(request.user) is not None else "staff_enrol"
-        return HttpResponseRedirect(self._step_url(name, next_url))
+        if totp_device(request.user) is not None:
+            return HttpResponseRedirect(self._step_url("staff_code", next_url))
+        if self._followed_link(request) is not None:
+            return HttpResponseRedirect(self._step_url("staff_enrol", next_url))
+        return self._no_second_step(request)
+
+    @staticmethod
+    def _followed_link(request: HttpRequest):
+        """The set-up link followed in this session, when it is the staff member's and
+        still valid."""
+        return enrolment_link_of(request.user, request.session.get(ENROLMENT_LINK_SESSION_KEY))
+
+    def _no_second_step(self, request: HttpRequest) -> HttpResponse:
+        """No device and no set-up link: the password was right, but it opens nothing and
+        sets nothing up. The session ends; another operator sends a link."""
+        logout(request)
+        return self._notice_page(
+            request,
+            gettext(
+                "Your second step is not set up. Ask another operator to reset your second step: "
+                "you then get an e-mail with a link to set it up."
+            ),
+            status=403,
+        )
+
+    def _notice_page(self, request: HttpRequest, message: str, *, status: int) -> HttpResponse:
+        response = self._page(
+            request,
+            "admin/accounts/staff_notice.html",
+            title=gettext("Log in"),
+            notice=message,
+            login_url=reverse("admin:login", current_app=self.name),
+        )
+        response.status_code = status
+        return response
 
     def _page(self, request: HttpRequest, template: str, *, title: str, **extra) -> HttpResponse:
         request.current_app = self.name

@@ -5,6 +5,7 @@ from django.contrib.auth.models import AbstractUser
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models.functions import Lower
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django_countries.fields import CountryField
 
@@ -186,3 +187,27 @@ class SignupMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} -> {self.profile_id}"
+
+
+class StaffEnrolmentLink(models.Model):
+    """A one-time link with which a staff member of the operators' admin (public schema)
+    sets up the second step (apps.accounts.services.staff_enrolment). Only the SHA-256 of
+    the link's random token is kept, so the table (or a copy of it) opens nothing; the
+    link works once, within its validity, and a newer link for the same staff member
+    replaces it. The table exists in the sites' schemas too (the app is in both) and stays
+    empty there: members have no second step."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="staff_enrolment_links")
+    token_hash = models.CharField(max_length=64, unique=True)
+    # Who made it, as they were (a name, not a key: deleting that staff user keeps it).
+    made_by = models.CharField(max_length=150)
+    created = models.DateTimeField(default=timezone.now)
+    expires = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("second step set-up link")
+        verbose_name_plural = _("second step set-up links")
+
+    def __str__(self) -> str:
+        return f"{self.user_id} until {self.expires:%Y-%m-%d %H:%M}"

@@ -5,3 +5,10 @@ from django.dispatch import Signal
 # Every session of a member on the current site was ended (deletion, "log out on all
 # devices"); sent with user_id inside the transaction that ended them.
 sessions_ended = Signal()
+
+# The second step of a staff member of the operators' admin changed hands: a set-up link
+# was made (`event` "link_made", by `by`: a staff user, or None for a command run on the
+# server, with `cause`), or a device was set up with one ("enrolled"). Sent with `user`,
+# `by`, `event`, `cause` and `expires` inside the transaction that made the change; the
+# audit trail records it (apps.support), so that a failed record undoes the change.
+staff_second_step = Signal()

@@ -6,6 +6,9 @@ class SupportConfig(AppConfig):
     label = "support"
 
     def ready(self) -> None:
+        from apps.accounts.signals import staff_second_step
         from apps.support.admin_audit import audit_every_model_admin
+        from apps.support.staff_audit import staff_second_step_record
 
         audit_every_model_admin()
+        staff_second_step.connect(staff_second_step_record, dispatch_uid="support-staff-second-step")

@@ -1,7 +1,8 @@
 """Issue 15 (operators): staff log in to the admin with a password and then a TOTP code
 (apps.accounts.admin_login). Every admin view needs both; wrong codes count toward the
 password's lockout; a code works once; a staff member without a second factor enrols
-one at the first login and never sees the secret again."""
+one through a one-time set-up link (test_staff_second_step) and never sees the secret
+again."""
 
 import re
 import time
@@ -14,7 +15,7 @@ from django_otp import DEVICE_ID_SESSION_KEY
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from apps.accounts.models import User
-from tests.staff import STAFF_PASSWORD, staff_client, staff_member, totp_code
+from tests.staff import STAFF_PASSWORD, staff_client, staff_member, staff_set_up_link, totp_code
 
 pytestmark = pytest.mark.django_db
 
@@ -203,8 +204,9 @@ def secret_on(body: str) -> str:
     return match.group(1)
 
 
-def test_a_new_staff_member_enrols_at_the_first_login(admin_client):
+def test_a_new_staff_member_enrols_with_the_set_up_link_at_the_first_login(admin_client):
     newcomer = staff_member("support", enrolled=False)
+    admin_client.get(staff_set_up_link(newcomer))
     response = password_step(admin_client, newcomer)
     assert response["Location"] == f"{ENROL_URL}?next=%2Fadmin%2Ftenants%2Fsite%2F"
     # The code step sends there too while nothing is enrolled.
@@ -237,6 +239,7 @@ def test_a_new_staff_member_enrols_at_the_first_login(admin_client):
 
 def test_each_showing_of_the_enrolment_page_has_a_new_secret(admin_client):
     newcomer = staff_member("operators", enrolled=False)
+    admin_client.get(staff_set_up_link(newcomer))
     password_step(admin_client, newcomer)
     first = secret_on(admin_client.get(ENROL_URL).content.decode())
     second = secret_on(admin_client.get(ENROL_URL).content.decode())
@@ -248,6 +251,7 @@ def test_each_showing_of_the_enrolment_page_has_a_new_secret(admin_client):
 
 def test_wrong_enrolment_codes_count_toward_the_lockout(admin_client):
     newcomer = staff_member("operators", enrolled=False)
+    admin_client.get(staff_set_up_link(newcomer))
     password_step(admin_client, newcomer)
     secret = secret_on(admin_client.get(ENROL_URL).content.decode())
     wrong = "000000" if totp_code(secret) != "000000" else "111111"

@@ -182,8 +182,11 @@ def test_staff_create_makes_a_staff_member_of_a_role_with_a_password_shown_once(
     assert list(user.groups.values_list("name", flat=True)) == ["support"]
     password = out.getvalue().split("Password (shown once): ")[1].split()[0]
     assert user.check_password(password) and len(password) >= 16
-    # The first login: the password, then the enrolment of the second step.
+    # The first login: the set-up link it printed, the password, then the enrolment.
+    link = out.getvalue().split("valid 24 h): ")[1].split()[0]
+    assert link.startswith("http://admin.localhost/admin/login/enrol/")
     client = Client(HTTP_HOST="admin.localhost")
+    client.get(link.removeprefix("http://admin.localhost"))
     response = client.post("/admin/login/", {"username": "agent7", "password": password, "next": "/admin/"})
     assert response["Location"].startswith("/admin/login/enrol/")
 
@@ -267,20 +270,23 @@ def test_a_superuser_adds_a_staff_member_and_gives_a_role():
     assert list(user.groups.all()) == [support]
 
 
-def test_resetting_the_second_step_asks_for_a_new_enrolment():
+def test_resetting_the_second_step_asks_for_a_new_enrolment(django_capture_on_commit_callbacks, mailoutbox):
     from django_otp.plugins.otp_totp.models import TOTPDevice
 
     client = staff_client(staff_member("superuser"))
     agent = staff_member("support")
     agent_client = staff_client(agent)
     assert agent_client.get("/admin/").status_code == 200
-    response = client.post(
-        "/admin/accounts/user/", {"action": "second_step_reset", "_selected_action": [agent.pk]}, follow=True
-    )
-    assert "sets up the second step again" in response.content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            "/admin/accounts/user/", {"action": "second_step_reset", "_selected_action": [agent.pk]}, follow=True
+        )
+    assert "gets an e-mail with a link to set up the second step again" in response.content.decode()
     assert not TOTPDevice.objects.filter(user=agent).exists()
-    # Its open session is no longer verified; the next login enrols again.
+    # Its open session is no longer verified; the next login enrols again, with the
+    # link of the mail only.
     assert agent_client.get("/admin/").status_code == 302
     fresh = Client(HTTP_HOST="admin.localhost")
+    fresh.get("/admin/login/enrol/" + mailoutbox[-1].body.split("/admin/login/enrol/")[1].split()[0])
     response = fresh.post("/admin/login/", {"username": agent.username, "password": STAFF_PASSWORD, "next": "/admin/"})
     assert response["Location"].startswith("/admin/login/enrol/")

@@ -1,8 +1,10 @@
 """manage.py staff_create --role operators|support <username> [--email ...] [--password-stdin]
 
 A staff member of the operators' admin (public schema) in the group of the role. The
-password is generated and printed once, or read from standard input; the staff member
-sets up the second step (TOTP) at the first login."""
+password is generated and printed once, or read from standard input. So is a one-time
+link (valid 24 h) with which the staff member sets up the second step (TOTP) before the
+first login: the password alone sets up nothing (apps.accounts.services.staff_enrolment).
+Hand the password and the link over separately."""
 
 import sys
 
@@ -13,6 +15,12 @@ from django.core.management.base import BaseCommand, CommandError
 from django_tenants.utils import schema_context
 
 from apps.accounts.models import User
+from apps.accounts.services.staff_enrolment import (
+    CAUSE_CREATED,
+    admin_base_url,
+    enrolment_link_make,
+    enrolment_path,
+)
 from apps.accounts.staff import ROLE_NAMES, staff_create, staff_password
 
 
@@ -43,7 +51,11 @@ class Command(BaseCommand):
                 user = staff_create(username=username, role=role, password=password, email=email)
             except ValidationError as error:
                 raise CommandError(" ".join(error.messages)) from error
+            token = enrolment_link_make(user=user, by=None, cause=CAUSE_CREATED)
         self.stdout.write(f"Staff member {user.username!r} ({role}) created.")
         if not password_stdin:
             self.stdout.write(f"Password (shown once): {password}")
-        self.stdout.write("At the first login the admin asks them to set up an authenticator app (second step).")
+        self.stdout.write(
+            f"Set-up link (shown once, works once, valid 24 h): {admin_base_url()}{enrolment_path(token)}"
+        )
+        self.stdout.write("They open the link, log in with the password and set up an authenticator app (second step).")

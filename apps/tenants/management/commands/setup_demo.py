@@ -50,4 +50,20 @@ class Command(BaseCommand):
         for spec in DEMO_SITES:
             self.stdout.write(f"  {spec['name']:<10} http://{spec['domain']}:{port}/")
         self.stdout.write(f"  Operators  http://admin.localhost:{port}/admin/  user {username}  password {password}")
-        self.stdout.write("             (then a code from an authenticator app: set it up at the first login)")
+        admin = User.objects.filter(username=username, is_staff=True).first()
+        if admin is not None and not _second_step_set_up(admin):
+            # The password alone sets up no authenticator: until the demo operator has
+            # one, every start prints a fresh one-time set-up link (the last one works).
+            from apps.accounts.services.staff_enrolment import CAUSE_DEMO, enrolment_link_make, enrolment_path
+
+            token = enrolment_link_make(user=admin, by=None, cause=CAUSE_DEMO)
+            self.stdout.write(f"             first open http://admin.localhost:{port}{enrolment_path(token)}")
+            self.stdout.write("             (once, within 24 h) to set up an authenticator app for the code")
+        else:
+            self.stdout.write("             (then a code from the authenticator app)")
+
+
+def _second_step_set_up(user) -> bool:
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    return TOTPDevice.objects.filter(user=user, confirmed=True).exists()
