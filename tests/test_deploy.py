@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import yaml
+from cryptography.fernet import Fernet
 from django.conf import settings
 
 from config.celery import app as celery_app
@@ -112,7 +113,7 @@ def test_the_compose_file_runs_the_procfiles_processes_with_the_production_setti
     assert services["beat"]["deploy"]["replicas"] == 1
     for name in ("web", "worker-notify", "worker-money", "worker-default", "beat", "migrate"):
         environment = services[name]["environment"]
-        for variable in ("DJANGO_SECRET_KEY", "DATABASE_URL", "REDIS_URL", "VAPID_PRIVATE_KEY"):
+        for variable in ("DJANGO_SECRET_KEY", "DATABASE_URL", "REDIS_URL", "VAPID_PRIVATE_KEY", "SECRETS_KEYS"):
             assert variable in environment, (name, variable)
 
 
@@ -127,6 +128,7 @@ def test_the_production_settings_load_from_the_environment_and_pass_the_deployme
         "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
         "VAPID_PRIVATE_KEY": settings.VAPID_PRIVATE_KEY,
         "VAPID_PUBLIC_KEY": settings.VAPID_PUBLIC_KEY,
+        "SECRETS_KEYS": Fernet.generate_key().decode(),
     }
     passed = subprocess.run(check, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert passed.returncode == 0, passed.stdout + passed.stderr

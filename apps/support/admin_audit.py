@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.core import serializers
 
+from apps.common.encryption import encrypted_fields
 from apps.support.audit import SECRET, audit_record
 
 # Values never copied into the trail; a change to them is recorded as SECRET.
@@ -20,7 +21,9 @@ _BEFORE = "_audit_before"
 def snapshot(obj) -> dict:
     """The object's fields (and many-to-many ids) as JSON, secrets masked."""
     fields = serializers.serialize("python", [obj])[0]["fields"]
-    return {name: (SECRET if name in SECRET_FIELDS and value else value) for name, value in fields.items()}
+    # Every provider key stored encrypted is a secret too, whatever its name.
+    secret = SECRET_FIELDS | {field.name for field in encrypted_fields(type(obj))}
+    return {name: (SECRET if name in secret and value else value) for name, value in fields.items()}
 
 
 def _site_of(obj):

@@ -15,6 +15,7 @@ from django_countries.fields import CountryField
 from django_tenants.models import DomainMixin, TenantMixin
 from django_tenants.utils import get_creation_fakes_migrations, get_public_schema_name, schema_exists
 
+from apps.common.encryption import EncryptedCharField
 from apps.common.storage import cdn_url
 from apps.tenants.constants import (
     DEFAULT_INTERESTS,
@@ -195,7 +196,9 @@ class Site(TenantMixin):
     push_public_key = models.CharField(
         _("push public key (VAPID)"), max_length=200, blank=True, validators=[vapid_public_key]
     )
-    push_private_key = models.CharField(
+    # Keys of outside services are encrypted at rest (apps.common.encryption) and
+    # write-only in the admin (apps.tenants.admin.SiteAdminForm.SECRETS).
+    push_private_key = EncryptedCharField(
         _("push private key (VAPID)"), max_length=200, blank=True, validators=[vapid_private_key]
     )
     message_credits = models.PositiveSmallIntegerField(
@@ -272,7 +275,7 @@ class Site(TenantMixin):
         choices=[("sandbox", _("Sandbox (test payments)")), ("mollie", "Mollie")],
         default="sandbox",
     )
-    mollie_api_key = models.CharField(
+    mollie_api_key = EncryptedCharField(
         _("Mollie API key"),
         max_length=100,
         blank=True,

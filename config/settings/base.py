@@ -1,6 +1,8 @@
 """Settings shared by every environment. Values come from the environment
 (django-environ); `local`, `test` and `production` only adjust them."""
 
+import base64
+import hashlib
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -15,6 +17,12 @@ BASE_DIR = Path(__file__).resolve().parent.parent.parent
 env = environ.Env()
 
 SECRET_KEY = env("DJANGO_SECRET_KEY", default="insecure-development-key-change-me")
+# Fernet keys, comma-separated, for the keys of outside services stored in the database
+# (apps.common.encryption): the first encrypts, every one decrypts. Development and tests
+# derive one from SECRET_KEY; production requires the list (config/settings/production.py).
+SECRETS_KEYS = env.list("SECRETS_KEYS", default=[]) or [
+    base64.urlsafe_b64encode(hashlib.sha256(f"stored-keys:{SECRET_KEY}".encode()).digest()).decode()
+]
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
 # Hosts are checked against the sites' domains by the site middleware; an unknown
 # host gets the 404 page from there instead of a DisallowedHost error.

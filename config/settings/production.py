@@ -5,6 +5,9 @@ database, Redis, the web push key pair) have no default here: a process started 
 them stops at once instead of running alone against a local database or with a key of
 its own."""
 
+from cryptography.fernet import Fernet, MultiFernet
+from django.core.exceptions import ImproperlyConfigured
+
 from config.settings.base import *  # noqa: F403
 from config.settings.base import COOKIE_PREFIX, env
 
@@ -17,6 +20,16 @@ env("REDIS_URL")
 # which another process served: one pair for the deployment.
 VAPID_PRIVATE_KEY = env("VAPID_PRIVATE_KEY")
 VAPID_PUBLIC_KEY = env("VAPID_PUBLIC_KEY")
+# The keys that encrypt the providers' keys stored in the database (apps.common.encryption):
+# the same list in every process, the newest first. No default: a process that derived a
+# key of its own could neither read the stored keys nor write ones the others can read.
+SECRETS_KEYS = env.list("SECRETS_KEYS", default=[])
+if not SECRETS_KEYS:
+    raise ImproperlyConfigured("Set SECRETS_KEYS (docs/deploy.md): the keys that encrypt the stored provider keys.")
+try:
+    MultiFernet([Fernet(key) for key in SECRETS_KEYS])
+except ValueError as error:
+    raise ImproperlyConfigured("Each of SECRETS_KEYS must be a Fernet key (Fernet.generate_key()).") from error
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
 # The load balancer's health check (GET /healthz over plain HTTP) is not redirected.

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from cryptography.fernet import Fernet
 from django.conf import settings
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -20,6 +21,7 @@ def test_check_deploy_with_production_settings_fails():
         # Production requires the deployment's push keys; the test run's will do.
         "VAPID_PRIVATE_KEY": settings.VAPID_PRIVATE_KEY,
         "VAPID_PUBLIC_KEY": settings.VAPID_PUBLIC_KEY,
+        "SECRETS_KEYS": Fernet.generate_key().decode(),
     }
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
