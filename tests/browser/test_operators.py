@@ -1,5 +1,5 @@
 """Issue 15 (operators) in a real browser: staff log in to the admin with a password and
-a TOTP code (and enrol one at the first login); an operator adds a site in the admin and
+a TOTP code (and enrol one at the first login, through a one-time set-up link); an operator adds a site in the admin and
 the new site answers on its own domain within seconds, with its default credit packages
 and gifts; the theme preview follows the colour fields live."""
 
@@ -20,6 +20,7 @@ from tests.staff import (
     staff_delete_committed,
     staff_device,
     staff_member_committed,
+    staff_set_up_link_committed,
     totp_code,
 )
 
@@ -80,14 +81,24 @@ def test_log_in_as_someone_else_from_the_code_step(site_server, page, operator):
     page.wait_for_url("**/admin/login/?next=/admin/")  # the password step again, not the code
 
 
-def test_a_new_staff_member_enrols_an_authenticator_at_the_first_login(site_server, page):
+def test_a_new_staff_member_enrols_an_authenticator_through_the_set_up_link(site_server, page):
     newcomer = staff_member_committed("support", enrolled=False)
     try:
+        # The password alone sets up nothing: ask another operator.
         page.goto(admin_url(site_server, "/admin/login/?next=/admin/"))
         page.locator("#id_username").fill(newcomer.username)
         page.locator("#id_password").fill(STAFF_PASSWORD)
         page.locator('#login-form [type="submit"]').click()
-        page.wait_for_url("**/admin/login/enrol/**")
+        expect(page.get_by_test_id("staff-step-notice")).to_contain_text("Ask another operator")
+        # The link of staff_create: then the password, then the authenticator.
+        link = staff_set_up_link_committed(newcomer)
+        page.goto(admin_url(site_server, link))
+        page.wait_for_url("**/admin/login/?next=%2Fadmin%2F")
+        expect(page.locator(".messagelist")).to_contain_text("then set up the second step")
+        page.locator("#id_username").fill(newcomer.username)
+        page.locator("#id_password").fill(STAFF_PASSWORD)
+        page.locator('#login-form [type="submit"]').click()
+        page.wait_for_url("**/admin/login/enrol/?**")
         qr = page.get_by_test_id("staff-enrol-qr")
         expect(qr).to_be_visible()
         assert qr.evaluate("image => image.naturalWidth") > 0  # the QR code image loads under the CSP
@@ -97,10 +108,12 @@ def test_a_new_staff_member_enrols_an_authenticator_at_the_first_login(site_serv
         page.get_by_test_id("staff-code-submit").click()
         page.wait_for_url(admin_url(site_server, "/admin/"))
         expect(page.locator(".messagelist")).to_contain_text("The second step is set up")
-        # The secret is never shown again.
+        # The secret is never shown again, and the link is used up.
         page.goto(admin_url(site_server, "/admin/login/enrol/"))
         page.wait_for_url(admin_url(site_server, "/admin/"))
         assert secret not in page.content()
+        page.goto(admin_url(site_server, link))
+        expect(page.get_by_test_id("staff-step-notice")).to_contain_text("has already been used")
     finally:
         staff_delete_committed(newcomer)
 
