@@ -23,3 +23,6 @@ class PaymentsConfig(AppConfig):
         from apps.payments.views_credits import checkout_strings
 
         island_strings_register("Checkout", checkout_strings)
+
+        # The settings checks: the SMS backend and test payments (apps.payments.checks).
+        from apps.payments import checks  # noqa: F401

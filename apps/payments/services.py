@@ -34,7 +34,14 @@ from apps.accounts.models import User
 from apps.common.exceptions import ApplicationError
 from apps.credits.models import CreditEntry, EntryKind
 from apps.credits.services import credits_adjust, credits_frozen_error, credits_grant, credits_take_back
-from apps.payments.gateways.base import Gateway, GatewayError, GatewayTimeout, ProviderPayment, gateway_for
+from apps.payments.gateways.base import (
+    Gateway,
+    GatewayError,
+    GatewayTimeout,
+    ProviderPayment,
+    gateway_for,
+    sandbox_allowed,
+)
 from apps.payments.methods import MANDATE_METHODS, PAYMENT_METHODS, gateway_method
 from apps.payments.models import (
     STATUS_RANK,
@@ -136,6 +143,17 @@ def _gateway_named(site: Site, name: str) -> Gateway:
     return SandboxGateway(site=site)
 
 
+def _gateway_taking_payments(site: Site) -> Gateway:
+    """The site's gateway for a new payment. A site left on the sandbox where the
+    deployment takes no test payments takes none at all (the sandbox refuses too; this
+    spares the member a payment row that can only expire)."""
+    gateway = gateway_for(site)
+    if gateway.name == "sandbox" and not sandbox_allowed():
+        logger.error("site %s: on the sandbox gateway, and this deployment takes no test payments", site.schema_name)
+        raise gateway_unavailable_error()
+    return gateway
+
+
 def _member_check(user, *, direct_debit: bool = False) -> None:
     """Spending frozen after a chargeback: no new purchases until support settles it. A
     member whose direct debit bounced is not offered direct debit again. Read from the
@@ -232,7 +250,7 @@ def payment_start(*, request: HttpRequest, user, package_id: int, method: str, d
     country = payment_country(request=request, user=user)
     if method not in payment_methods(country=country) or (method == DIRECT_DEBIT and not site.direct_debit_enabled):
         raise _method_not_available()
-    gateway = gateway_for(site)
+    gateway = _gateway_taking_payments(site)
     sequence = Sequence.FIRST if method in MANDATE_METHODS else Sequence.ONEOFF
     payment = _new_payment(
         request=request,
@@ -274,7 +292,7 @@ def payment_charge_mandate(
     mandate the gateway calls invalid is marked so. "gateway_unavailable" when the gateway
     does not answer (the payment stays "created")."""
     site = request.site
-    gateway = gateway_for(site)
+    gateway = _gateway_taking_payments(site)
     if mandate.user_id != user.pk or not mandate.is_valid or mandate.gateway != gateway.name:
         raise _mandate_not_valid()
     _member_check(user, direct_debit=mandate.method == DIRECT_DEBIT)

@@ -15,6 +15,10 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 
 DEFAULT_BACKEND = "apps.payments.sms.ConsoleBackend"
+# Backends that send nothing: a live site using one writes direct-debit codes to the log
+# (or keeps them in memory), so production refuses them unless ALLOW_TEST_PAYMENTS is on
+# (config/settings/production.py; apps.payments.checks for any subclass).
+DEVELOPMENT_BACKENDS = frozenset({"apps.payments.sms.ConsoleBackend", "apps.payments.sms.LocmemBackend"})
 
 
 @dataclass(frozen=True)
@@ -30,6 +34,8 @@ class SmsBackend(Protocol):
 class ConsoleBackend:
     """Writes each message to standard output (development only)."""
 
+    development = True
+
     def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stdout
 
@@ -44,6 +50,8 @@ outbox: list[SmsMessage] = []
 
 class LocmemBackend:
     """Keeps messages in `apps.payments.sms.outbox` (tests)."""
+
+    development = True
 
     def send(self, *, to: str, text: str) -> None:
         outbox.append(SmsMessage(to=to, text=text))

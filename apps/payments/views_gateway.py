@@ -20,7 +20,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from apps.common.exceptions import error_body
 from apps.payments.formatting import money_format
 from apps.payments.gateways import sandbox
-from apps.payments.gateways.base import GatewayError, GatewayTimeout
+from apps.payments.gateways.base import GatewayError, GatewayTimeout, sandbox_allowed
 from apps.payments.gateways.sandbox import sandbox_chargeback, sandbox_checkout_decide, sandbox_payment_get
 from apps.payments.methods import method_label
 from apps.payments.models import Payment
@@ -73,8 +73,9 @@ def payment_webhook(request: HttpRequest) -> HttpResponse:
 
 
 def _sandbox_row(request: HttpRequest, provider_id: str):
-    """The sandbox payment in this site's schema; 404 unless the site uses the sandbox."""
-    if request.site.payment_gateway != SANDBOX:
+    """The sandbox payment in this site's schema; 404 unless the site uses the sandbox and
+    the deployment takes test payments."""
+    if request.site.payment_gateway != SANDBOX or not sandbox_allowed():
         raise Http404
     row = sandbox_payment_get(provider_id)
     if row is None or row.sequence == "recurring":

@@ -5,6 +5,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from apps.payments.gateways.base import sandbox_allowed
 from apps.payments.methods import PAYMENT_METHODS
 from apps.tenants.constants import PROFILE_FIELDS, SEARCHABLE_PROFILE_FIELDS
 from apps.tenants.models import (
@@ -147,11 +148,11 @@ class SiteAdminForm(forms.ModelForm):
 @admin.register(Site)
 class SiteAdmin(admin.ModelAdmin):
     form = SiteAdminForm
-    list_display = ("name", "niche", "primary_domain", "languages", "is_active", "created")
+    list_display = ("name", "niche", "primary_domain", "languages", "payments", "is_active", "created")
     list_filter = ("niche", "is_active")
     search_fields = ("name", "domains__domain", "schema_name")
     inlines = [DomainInline, MinimumMessageCostInline, GiftInline]
-    readonly_fields = ("created", "theme_preview")
+    readonly_fields = ("created", "theme_preview", "payments")
     fieldsets = (
         (None, {"fields": ("name", "schema_name", "niche", "company", "is_active", "created")}),
         (_("Languages and countries"), {"fields": ("languages", "domain_language", "countries", "regions")}),
@@ -193,7 +194,15 @@ class SiteAdmin(admin.ModelAdmin):
         (_("Site-entry warning"), {"fields": ("enable_site_entry_popup", "entry_popup_countries")}),
         (
             _("Payments"),
-            {"fields": ("payment_gateway", "mollie_api_key", "mollie_api_key_remove", "direct_debit_enabled")},
+            {
+                "fields": (
+                    "payments",
+                    "payment_gateway",
+                    "mollie_api_key",
+                    "mollie_api_key_remove",
+                    "direct_debit_enabled",
+                )
+            },
         ),
         (_("Theme and delivery"), {"fields": ("theme_primary", "theme_secondary", "theme_preview", "cdn_prefix")}),
         (
@@ -245,10 +254,39 @@ class SiteAdmin(admin.ModelAdmin):
             gettext("Enter both colours as #rrggbb to see them here."),
         )
 
+    @admin.display(description=_("payments"))
+    def payments(self, obj: Site | None) -> str:
+        """What the site's payments are: a badge while it is on the sandbox (test money:
+        nothing is charged), saying so too where the deployment takes no test payments
+        (ALLOW_TEST_PAYMENTS off: the site takes no payments at all)."""
+        if obj is None or obj.payment_gateway != "sandbox":
+            return obj.get_payment_gateway_display() if obj else ""
+        if sandbox_allowed():
+            note = gettext("Members pay nothing and get the credits.")
+        else:
+            note = gettext("This deployment takes no test payments: the site takes no payments until Mollie is set.")
+        return format_html(
+            '<span class="test-payments-badge" data-testid="test-payments-badge">{}</span> '
+            '<span class="test-payments-note">{}</span>',
+            gettext("Test payments"),
+            note,
+        )
+
     def save_model(self, request, obj, form, change):
         if not obj.schema_name:
             obj.schema_name = schema_name_for(obj.name)
         super().save_model(request, obj, form, change)
+        if obj.payment_gateway == "sandbox" and not sandbox_allowed():
+            # Saved all the same: an operator setting a site up may not have its Mollie
+            # key yet, and the site refuses payments meanwhile (apps.payments.services).
+            self.message_user(
+                request,
+                gettext(
+                    "This site is on the sandbox gateway, and this deployment takes no test payments: "
+                    "it takes no payments until you choose Mollie and enter its key."
+                ),
+                messages.WARNING,
+            )
         if contrast_ratio(obj.theme_primary, TEXT_ON_PRIMARY) < MIN_CONTRAST:
             self.message_user(
                 request,

@@ -484,6 +484,10 @@ MAIL_WEBHOOK_SECRET = env("MAIL_WEBHOOK_SECRET", default="")
 
 # --- SMS and SMS direct debit (apps.payments.sms, apps.payments.directdebit) ----
 SMS_BACKEND = env("SMS_BACKEND", default="apps.payments.sms.ConsoleBackend")
+# Test money: the sandbox gateway takes payments and the console or in-memory SMS backend
+# may be used. On for development and tests; production turns it off unless the
+# deployment says otherwise (docs/security.md "Production guard rails").
+ALLOW_TEST_PAYMENTS = env.bool("ALLOW_TEST_PAYMENTS", default=True)
 # Per member over the last 30 days, counting direct debit payments not failed, cancelled or expired.
 DIRECT_DEBIT_LIMIT_AMOUNT = env.int("DIRECT_DEBIT_LIMIT_AMOUNT", default=15000)  # minor units
 DIRECT_DEBIT_LIMIT_COUNT = env.int("DIRECT_DEBIT_LIMIT_COUNT", default=3)

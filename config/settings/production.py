@@ -8,6 +8,7 @@ its own."""
 from cryptography.fernet import Fernet, MultiFernet
 from django.core.exceptions import ImproperlyConfigured
 
+from apps.payments import sms
 from config.settings.base import *  # noqa: F403
 from config.settings.base import COOKIE_PREFIX, env
 
@@ -30,6 +31,16 @@ try:
     MultiFernet([Fernet(key) for key in SECRETS_KEYS])
 except ValueError as error:
     raise ImproperlyConfigured("Each of SECRETS_KEYS must be a Fernet key (Fernet.generate_key()).") from error
+# Test money (docs/security.md "Production guard rails"): the sandbox gateway gives credits
+# for nothing and the console SMS backend writes direct-debit codes to the log. Both only
+# where the deployment says so (a staging or demo deployment), never by default.
+ALLOW_TEST_PAYMENTS = env.bool("ALLOW_TEST_PAYMENTS", default=False)
+SMS_BACKEND = env("SMS_BACKEND", default="") or (sms.DEFAULT_BACKEND if ALLOW_TEST_PAYMENTS else "")
+if not ALLOW_TEST_PAYMENTS and (not SMS_BACKEND or SMS_BACKEND in sms.DEVELOPMENT_BACKENDS):
+    raise ImproperlyConfigured(
+        "Set SMS_BACKEND to a class that sends text messages (apps.payments.sms), or ALLOW_TEST_PAYMENTS=1 "
+        "for a deployment that takes test payments only: the console and in-memory backends send nothing."
+    )
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
 # The load balancer's health check (GET /healthz over plain HTTP) is not redirected.

@@ -8,6 +8,8 @@ idempotency key. Amounts are integer minor units."""
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from django.conf import settings
+
 from apps.tenants.models import Site
 
 
@@ -17,6 +19,17 @@ class GatewayError(Exception):
 
 class GatewayTimeout(GatewayError):
     """The provider did not answer in time: the call may be retried later."""
+
+
+class SandboxRefused(GatewayError):
+    """The site is on the sandbox gateway and this deployment takes no test payments
+    (settings.ALLOW_TEST_PAYMENTS off): a live site left so would give credits for nothing."""
+
+
+def sandbox_allowed() -> bool:
+    """Whether the sandbox gateway may take payments here (development, tests, a demo or
+    staging deployment that sets ALLOW_TEST_PAYMENTS)."""
+    return bool(getattr(settings, "ALLOW_TEST_PAYMENTS", False))
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from apps.payments.gateways.base import GatewayError, ProviderPayment, ProviderRefund
+from apps.payments.gateways.base import GatewayError, ProviderPayment, ProviderRefund, SandboxRefused, sandbox_allowed
 from apps.payments.models import SandboxPayment
 from apps.tenants.models import Site
 
@@ -68,6 +68,13 @@ def _mask_account(account: str) -> str:
     return f"{compact[:2]}** **** **** {compact[-4:]}" if len(compact) >= 6 else "****"
 
 
+def _refuse_unless_allowed() -> None:
+    """No new payment, customer, mandate or checkout decision where test payments are
+    off; reading and refunding what the sandbox already holds stays possible."""
+    if not sandbox_allowed():
+        raise SandboxRefused("This deployment takes no test payments (ALLOW_TEST_PAYMENTS).")
+
+
 class SandboxGateway:
     name = NAME
 
@@ -91,6 +98,7 @@ class SandboxGateway:
         mandate_id: str | None = None,
         idempotency_key: str | None = None,
     ) -> ProviderPayment:
+        _refuse_unless_allowed()
         if amount <= 0:
             raise GatewayError("The amount must be at least 0.01.")
         if sequence == "first" and not customer_id:
@@ -173,6 +181,7 @@ class SandboxGateway:
     # --- Customers and mandates -------------------------------------------------------
 
     def customer_create(self, *, name: str, email: str, metadata: dict) -> str:
+        _refuse_unless_allowed()
         row = SandboxPayment.objects.create(
             id=_new_id(CUSTOMER_PREFIX),
             amount=0,
@@ -195,6 +204,7 @@ class SandboxGateway:
         signature_date: str,
         mandate_reference: str,
     ) -> tuple[str, str]:
+        _refuse_unless_allowed()
         if not SandboxPayment.objects.filter(id=customer_id, sequence=CUSTOMER).exists():
             raise GatewayError(f"No customer {customer_id}.")
         row = _mandate_make(customer_id=customer_id, method="directdebit", details=_mask_account(consumer_account))
@@ -257,6 +267,7 @@ def sandbox_checkout_decide(*, provider_id: str, action: str) -> SandboxPayment:
     """The tester's choice on the checkout page. Paying a first payment stores a mandate
     (that declines repeat orders when asked). Sends the webhook after commit. Raises
     GatewayError when the payment no longer takes a decision."""
+    _refuse_unless_allowed()
     if action not in CHECKOUT_ACTIONS:
         raise GatewayError(f"Unknown action {action}.")
     with transaction.atomic():
