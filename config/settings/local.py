@@ -9,3 +9,6 @@ WHITENOISE_AUTOREFRESH = True
 
 # Links in e-mails and pushes point at the development server (`make run` sets the port).
 SITE_URL_SCHEME = env("SITE_URL_SCHEME", default="http")
+# `make run` serves on 8000 unless PORT says otherwise; commands run beside it (the staff
+# set-up links of staff_create) name that port too.
+SITE_URL_PORT = env("SITE_URL_PORT", default="8000")
