@@ -10,8 +10,8 @@ with --sites sites in all (bench.many_sites, as for the landing page). Goal RPS(
 Then the bytes a first visit transfers, gzip-compressed as a server or CDN sends text
 (level 6; JPEG as it is): the HTML, the stylesheet and the images of the first screen
 (those not marked loading="lazy"), without and with the module scripts (the base entry,
-the islands and every chunk they preload). The page must already offer its signup as a
-plain link without any script, which the benchmark checks.
+the islands and every chunk they preload). Its goal: the page already offers its signup
+as a plain link without any script, read from the page's HTML.
 """
 
 from __future__ import annotations
@@ -46,8 +46,7 @@ def page_weight(base_url: str) -> dict:
         if response.status_code != 200:
             raise BenchError(f"{LANDER_PATH} answered {response.status_code}")
         html = response.text
-        if not re.search(r'<a [^>]*href="/signup"[^>]*data-signup-modal', html):
-            raise BenchError("the lander offers no plain signup link before its scripts load")
+        signup_link = bool(re.search(r'<a [^>]*href="/signup"[^>]*data-signup-modal', html))
         css = re.findall(r'<link rel="stylesheet" href="([^"]+)"', html)
         scripts = re.findall(r'<script type="module" src="([^"]+)"', html)
         preloads = re.findall(r'<link rel="modulepreload" href="([^"]+)"', html)
@@ -82,6 +81,7 @@ def page_weight(base_url: str) -> dict:
         "scripts_gzip": script_bytes,
         "without_scripts": without,
         "with_scripts": without + script_bytes,
+        "signup_link_without_scripts": signup_link,
     }
 
 
@@ -124,7 +124,8 @@ def run(options) -> list[Result]:
         measured_label=f"{weight['with_scripts'] / 1024:.1f} (with scripts)",
         ratio=weight["with_scripts"] / weight["without_scripts"],
         goal="signup link without scripts",
-        goal_met=True,  # page_weight fails the benchmark when the plain link is missing
+        # Graded by what the page holds: its signup as a plain link, before any script runs.
+        goal_met=weight["signup_link_without_scripts"],
     )
     bytes_row.notes.append(
         f"HTML {weight['html_gzip'] / 1024:.1f} KB, CSS {weight['css_gzip'] / 1024:.1f} KB, "
