@@ -9,6 +9,13 @@ Every response must be 200 and contain --expect; the report (one JSON line on
 stdout) counts those that were not, and the exit status is 1 if there were any.
 Cookies are never stored: every request is a first visit (or, with --cookie, a request
 of the member whose session that is).
+
+With --plan FILE (a JSON list), the requests are the plan's in turn, warm-up first, the
+plan starting again when it ends: each names its `host` and `path`, and may give the
+text to `expect`, a `cookie` header (a returning visitor's cookies), a `language`
+(Accept-Language), a `country` (the edge proxy's CF-IPCountry) and `follow`: a redirect
+is followed once, with the cookies it set, as a browser does after a paid arrival's
+tracking query string; the pair counts as one request.
 """
 
 from __future__ import annotations
@@ -55,8 +62,50 @@ def cpu_seconds(pid: int | None) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+class Plan:
+    """The requests of --plan, handed out in turn across the phases of a run."""
+
+    def __init__(self, items: list[dict]) -> None:
+        self.items = items
+        self.next = 0
+
+    def take(self) -> dict:
+        item = self.items[self.next % len(self.items)]
+        self.next += 1
+        return item
+
+
+def _headers(item: dict) -> dict:
+    headers = {"Host": item["host"]}
+    if item.get("cookie"):
+        headers["Cookie"] = item["cookie"]
+    if item.get("language"):
+        headers["Accept-Language"] = item["language"]
+    if item.get("country"):
+        headers["CF-IPCountry"] = item["country"]
+    return headers
+
+
+async def planned_get(client: httpx.AsyncClient, item: dict) -> httpx.Response:
+    """One request of the plan, and its redirect when `follow` asks for it."""
+    headers = _headers(item)
+    response = await client.get(item["path"], headers=headers)
+    if item.get("follow") and response.is_redirect:
+        set_cookies = [value.split(";", 1)[0] for value in response.headers.get_list("set-cookie")]
+        cookie = "; ".join(part for part in [headers.get("Cookie", ""), *set_cookies] if part)
+        headers = {**headers, **({"Cookie": cookie} if cookie else {})}
+        response = await client.get(response.headers["location"], headers=headers)
+    return response
+
+
 async def run_phase(
-    client: httpx.AsyncClient, count: int, concurrency: int, expect: bytes, failures: list, path: str = "/"
+    client: httpx.AsyncClient,
+    count: int,
+    concurrency: int,
+    expect: bytes,
+    failures: list,
+    path: str = "/",
+    plan: Plan | None = None,
 ) -> list:
     """`count` requests by `concurrency` workers; returns the latencies in seconds."""
     remaining = count
@@ -66,16 +115,19 @@ async def run_phase(
         nonlocal remaining
         while remaining > 0:
             remaining -= 1
+            item = plan.take() if plan else None
+            wanted = item["expect"].encode() if item and item.get("expect") else expect
             started = time.perf_counter()
             try:
-                response = await client.get(path)
+                response = await (planned_get(client, item) if item else client.get(path))
                 body = response.content
             except httpx.HTTPError as exc:
                 failures.append(f"{type(exc).__name__}: {exc}")
                 continue
             latencies.append(time.perf_counter() - started)
-            if response.status_code != 200 or expect not in body:
-                failures.append(f"status {response.status_code}, {len(body)} bytes: {body[:200]!r}")
+            if response.status_code != 200 or wanted not in body:
+                where = f"{item['host']}{item['path']}: " if item else ""
+                failures.append(f"{where}status {response.status_code}, {len(body)} bytes: {body[:200]!r}")
 
     await asyncio.gather(*(worker() for _ in range(concurrency)))
     return latencies
@@ -85,6 +137,12 @@ async def main_async(args: argparse.Namespace) -> dict:
     limits = httpx.Limits(max_connections=args.concurrency, max_keepalive_connections=args.concurrency)
     expect = args.expect.encode()
     failures: list[str] = []
+    plan = None
+    if args.plan:
+        with open(args.plan) as plan_file:
+            plan = Plan(json.load(plan_file))
+        if not plan.items:
+            raise SystemExit("--plan names an empty list")
     async with httpx.AsyncClient(
         base_url=args.url,
         headers={"Host": args.host, "Accept-Language": "en", **({"Cookie": args.cookie} if args.cookie else {})},
@@ -92,12 +150,12 @@ async def main_async(args: argparse.Namespace) -> dict:
         timeout=httpx.Timeout(30.0),
         cookies=httpx.Cookies(http.cookiejar.CookieJar(policy=NoCookies())),
     ) as client:
-        await run_phase(client, args.warmup, args.concurrency, expect, failures, args.path)
+        await run_phase(client, args.warmup, args.concurrency, expect, failures, args.path, plan)
         rounds = []
         for _ in range(args.rounds):
             cpu_before = cpu_seconds(args.server_pid)
             started = time.perf_counter()
-            latencies = await run_phase(client, args.requests, args.concurrency, expect, failures, args.path)
+            latencies = await run_phase(client, args.requests, args.concurrency, expect, failures, args.path, plan)
             elapsed = time.perf_counter() - started
             cpu_after = cpu_seconds(args.server_pid)
             latencies.sort()
@@ -120,6 +178,7 @@ async def main_async(args: argparse.Namespace) -> dict:
     return {
         "host": args.host,
         "path": args.path,
+        "plan_requests": len(plan.items) if plan else None,
         "concurrency": args.concurrency,
         "warmup": args.warmup,
         "rounds": rounds,
@@ -142,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--cookie", help="a Cookie header sent with every request (a member's session)")
+    parser.add_argument("--plan", help="a JSON file: the requests to send in turn (see above)")
     parser.add_argument("--server-pid", type=int, help="the server's process id, to report its CPU time per request")
     args = parser.parse_args(argv)
     report = asyncio.run(main_async(args))
