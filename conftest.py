@@ -38,17 +38,41 @@ DESKTOP = {"width": 1280, "height": 900}
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(django_db_setup, django_db_blocker):
-    """After pytest-django migrated the public schema: the template schema and the
-    demo sites, each cloned from the template as in production."""
+def _database_serving_role(django_db_blocker) -> dict:
+    """The role the tests serve as (settings.DATABASE_SERVING_ROLE), made on the server
+    before the test database is migrated, whose migrations grant it its rights."""
+    from django.conf import settings
+
+    from apps.common.database_roles import serving_role_create
+
+    role, password = settings.DATABASE_SERVING_ROLE, settings.DATABASE_SERVING_PASSWORD
+    if connection.settings_dict["USER"] == role:  # DATABASE_URL already names it
+        return dict(connection.settings_dict)
+    with django_db_blocker.unblock(), connection._nodb_cursor() as cursor:
+        serving_role_create(cursor, role=role, password=password)
+    return {**connection.settings_dict, "USER": role, "PASSWORD": password}
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(_database_serving_role, django_db_setup, django_db_blocker):
+    """After pytest-django made and migrated the test database as DATABASE_URL's role (the
+    owner): the template schema, then every connection logs in as the serving role, as the
+    processes of a deployment do, and the demo sites are cloned from the template as an
+    operator's would be. The owner drops the database at the end."""
+    from apps.common.database_roles import connection_as
     from apps.tenants.demo import demo_sites_ensure
     from apps.tenants.services import template_schema_migrate
 
     with django_db_blocker.unblock():
         template_schema_migrate()
-        demo_sites_ensure()
         connection.set_schema_to_public()
-    yield
+    with connection_as(_database_serving_role):
+        with django_db_blocker.unblock():
+            demo_sites_ensure()
+            connection.set_schema_to_public()
+        yield
+        with django_db_blocker.unblock():
+            connection.close()
 
 
 @pytest.fixture(autouse=True)

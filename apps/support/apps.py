@@ -11,4 +11,9 @@ class SupportConfig(AppConfig):
         from apps.support.staff_audit import staff_second_step_record
 
         audit_every_model_admin()
+        # An erased member's e-mail address leaves the trail with the member's rows.
+        from apps.accounts.services.deletion import member_record_eraser_register
+        from apps.support.audit import member_audit_redact
+
+        member_record_eraser_register(member_audit_redact)
         staff_second_step.connect(staff_second_step_record, dispatch_uid="support-staff-second-step")

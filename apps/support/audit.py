@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import hashlib
+import hmac
+import re
 import uuid
 from typing import Any
+
+from django.conf import settings
+from django.db import connection
 
 from apps.support.models import AuditEntry
 
 SECRET = "(secret)"
+# The shape support_audit_redact() (migration 0003) accepts; anything else it refuses.
+EMAIL_SHAPE = re.compile(r"[^@\s]+@[^@\s]+")
 
 
 def jsonable(value: Any) -> Any:
@@ -52,3 +60,37 @@ def audit_record(
         after=jsonable(after) if after is not None else None,
         reason=reason,
     )
+
+
+def email_hash(email: str) -> str:
+    """The keyed hash that stands for an erased member's e-mail address in the trail: the
+    same address (in any case) gives the same hash, so support can still answer "what
+    happened to the account of this address?" when asked with it, and the hash alone
+    gives the address away to no one without AUDIT_HASH_KEY."""
+    key = settings.AUDIT_HASH_KEY.encode()
+    return "email-hmac:" + hmac.new(key, email.strip().lower().encode(), hashlib.sha256).hexdigest()
+
+
+def audit_email_redact(*, site_id: int, member_id: int, emails) -> int:
+    """Replace the member's e-mail addresses in the member's rows of the trail with their
+    hashes; returns how many rows changed. The serving role cannot UPDATE the trail: the
+    database function does it as the owner and records a row of its own."""
+    changed = 0
+    with connection.cursor() as cursor:
+        for email in sorted({email.strip() for email in emails if email and email.strip()}):
+            if not (3 <= len(email) <= 254 and EMAIL_SHAPE.fullmatch(email)):
+                continue
+            cursor.execute(
+                "SELECT public.support_audit_redact(%s, %s, %s, %s)", [site_id, member_id, email, email_hash(email)]
+            )
+            changed += cursor.fetchone()[0]
+    return changed
+
+
+def member_audit_redact(*, site, user) -> int:
+    """Registered with the member erasure (apps.accounts.services.deletion): every address
+    the member had, the account's and allauth's."""
+    from allauth.account.models import EmailAddress
+
+    emails = [user.email, *EmailAddress.objects.filter(user=user).values_list("email", flat=True)]
+    return audit_email_redact(site_id=site.pk, member_id=user.pk, emails=emails)

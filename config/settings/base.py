@@ -128,6 +128,16 @@ else:
             DATABASE_URL, CONN_MAX_AGE=env.int("DATABASE_CONN_MAX_AGE", default=0), CONN_HEALTH_CHECKS=True
         )
     }
+# Migrations run as the role that owns the tables, the processes serve as DATABASE_URL's
+# role, which may only read and write rows and cannot rewrite the audit trail
+# (apps.common.database_roles, docs/deploy.md "Database roles"). Without an owner URL
+# both are the one role of DATABASE_URL.
+DATABASE_OWNER_URL = env("DATABASE_OWNER_URL", default=DATABASE_URL)
+DATABASE_OWNER = database_from_url(DATABASE_OWNER_URL)
+DATABASE_SERVING_ROLE = env("DATABASE_SERVING_ROLE", default=DATABASES["default"].get("USER", ""))
+# The key of the hash that replaces an erased member's e-mail address in the audit trail
+# (apps.support.audit): the same address gives the same hash as long as the key stays.
+AUDIT_HASH_KEY = env("AUDIT_HASH_KEY", default=SECRET_KEY)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env("REDIS_URL", default="redis://127.0.0.1:6379/0")

@@ -29,6 +29,10 @@ CACHES = {
 # Test runs share the database server with nothing else; keep connections short
 # so the live ASGI server's threads do not hold them past a test.
 DATABASES = {"default": database_from_url(DATABASE_URL, CONN_MAX_AGE=0)}
+# DATABASE_URL's role creates and migrates the test database (it owns the tables); the
+# tests then serve as this role, made by the harness (conftest.py), as production does.
+DATABASE_SERVING_ROLE = env("TEST_DATABASE_SERVING_ROLE", default="dating_serving_test")
+DATABASE_SERVING_PASSWORD = env("TEST_DATABASE_SERVING_PASSWORD", default="dating-serving-test")
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
 

@@ -60,9 +60,20 @@ MEMBER_CACHE_CLEARERS = [page_hidden_clear]
 MEMBER_FILE_ERASERS: list = []
 
 
+# Records other apps keep about a member outside the member's rows (the audit trail's
+# mentions of the e-mail address), made anonymous in the erasure's transaction before the
+# rows go: callables(site=..., user=...). Registered by those apps.
+MEMBER_RECORD_ERASERS: list = []
+
+
 def member_file_eraser_register(erase) -> None:
     if erase not in MEMBER_FILE_ERASERS:
         MEMBER_FILE_ERASERS.append(erase)
+
+
+def member_record_eraser_register(erase) -> None:
+    if erase not in MEMBER_RECORD_ERASERS:
+        MEMBER_RECORD_ERASERS.append(erase)
 
 
 def _reactivation_seconds() -> int:
@@ -233,6 +244,8 @@ def member_erase(*, site: Site, member_id: int, cutoff: datetime) -> bool:
                     Photo._meta.get_field(field_name).storage.delete(name)
         for erase in MEMBER_FILE_ERASERS:
             erase(user=user)
+        for erase in MEMBER_RECORD_ERASERS:
+            erase(site=site, user=user)
         user.delete()  # cascades: profile, photos, push subscriptions, tracking, signup messages, addresses
     for clear in MEMBER_CACHE_CLEARERS:
         clear(user_id=member_id)
