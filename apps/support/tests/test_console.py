@@ -354,6 +354,8 @@ class TestActions:
 
     def test_erase_needs_the_export_first(self, support, site, anna):
         entry = entry_of(site, anna)
+        with on_site(site):
+            payment = Payment.objects.get(user=anna)
         assert 'data-testid="support-export-first"' in body(support.get(page_url(entry)))
         response = support.post(act_url(entry, "erase"), {"reason": "GDPR request by mail"})
         assert response.status_code == 400 and "export first" in body(response)
@@ -366,7 +368,12 @@ class TestActions:
         assert response.status_code == 302 and response.headers["Location"] == "/admin/support/member/"
         with on_site(site):
             assert not User.objects.filter(pk=anna.pk).exists()
-            assert not Payment.objects.filter(user_id=anna.pk).exists() or True  # payments keep for bookkeeping
+            # The ledger and the member's rows go; the payment stays for the bookkeeping,
+            # with its amount and status, no longer anyone's.
+            assert not CreditEntry.objects.filter(user_id=anna.pk).exists()
+            kept = Payment.objects.get(pk=payment.pk)
+            assert kept.user_id is None
+            assert (kept.public_id, kept.amount, kept.currency, kept.status) == (payment.public_id, 1495, "EUR", "paid")
         assert not MemberDirectoryEntry.objects.filter(pk=entry.pk).exists()
         assert [row.action for row in AuditEntry.objects.filter(member_id=anna.pk, site_id=site.pk)] == [
             "member.erase",
