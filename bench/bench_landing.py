@@ -1,16 +1,26 @@
-"""Benchmark "landing page with 1,000 sites vs 1 site".
+"""Benchmark "landing page with 1,000 sites vs 1 site": the page cache's hits, and the work.
 
-Requests per second of GET / (the landing page, view "index") on one site, served
-by one uvicorn worker in a subprocess and loaded by bench.loadgen in another
-process (httpx, keep-alive, fixed concurrency). Every response must be 200 and
-contain the site's name.
+Requests per second and server CPU of GET / (the landing page, view "index"), served by
+one uvicorn worker in a subprocess and loaded by bench.loadgen in another process
+(httpx, keep-alive, fixed concurrency). Every response must be 200 and contain the
+site's name.
 
-First with that site alone in the database (the baseline), then after creating
-real sites with the application's site_create (each a schema of its own, an exact
-copy of the template; see bench.many_sites.create_sites) until there are --sites in all. The ratio
-RPS(many)/RPS(1) should stay >= 0.9: serving a site must not get slower because
-other sites exist. A few of the other sites are requested
-too, to check each is served with its own name.
+First with the measured site alone in the database, then after creating real sites with
+the application's site_create (each a schema of its own, an exact copy of the template;
+see bench.many_sites.create_sites) until there are --sites in all. Each server is asked:
+
+- identical first visits to one host: all but the first few are page-cache hits. Row
+  "cache hits": req/s with --sites sites against 1 site.
+- the realistic mix (bench.many_sites.MIX: first visits, returning visitors with
+  cookies, paid arrivals with a tracking query string) on that one site, then spread
+  over every site and its languages (each at its canonical host). Row "realistic mix":
+  req/s spread over --sites sites against 1 site; goal >= 0.9.
+- with --sites sites: first visits each of a variant not asked for before (the cache's
+  miss path: lookup, render, store), paid arrivals alone (redirect and page, never
+  cached), and a content page (/pages/faq, never cached). One row each: the server CPU
+  per request against a cache hit's; goal: rendering <= 4 ms, a paid arrival <= 1 ms.
+
+A few of the other sites are requested too, to check each is served with its own name.
 """
 
 from __future__ import annotations
@@ -18,10 +28,19 @@ from __future__ import annotations
 from bench.common import BenchError, Result, log
 from bench.many_sites import (
     EDGE_CLONES,
+    PAID_MS_GOAL,
+    RENDER_MS_GOAL,
     RPS_GOAL,
+    bench_sites,
+    cpu_row,
+    first_visits,
     grow_to,
     measure,
     measured_site_alone,
+    mix_plan,
+    mix_row,
+    paid_plan,
+    plan_requests,
     rps_ratio,
     site_domain,
     site_name,
@@ -33,8 +52,20 @@ MEASURED_DOMAIN = "landing.bench.localhost"
 MEASURED_NAME = "Bench Landing Site"
 
 
+CONTENT_PATH = "/pages/faq"
+
+
 def title(sites: int) -> str:
-    return f"landing page req/s: {sites:,} sites vs 1 site"
+    return f"landing page req/s, one host, first visits (cache hits): {sites:,} sites vs 1 site"
+
+
+def mix_title(sites: int) -> str:
+    return f"landing page req/s, realistic mix (hits and misses): {sites:,} sites spread vs 1 site"
+
+
+RENDER_TITLE = "landing page server CPU (ms): render (cache miss) vs cache hit"
+PAID_TITLE = "landing page paid arrival CPU (ms, ?network=: redirect + page, not cached) vs hit"
+CONTENT_TITLE = f"content page server CPU (ms, {CONTENT_PATH}, not cached) vs landing cache hit"
 
 
 def sites_text(count: int) -> str:
@@ -60,7 +91,7 @@ def check_sites(base_url: str, numbers: list[int]) -> list[dict]:
     return checked
 
 
-def run(options) -> Result:
+def run(options) -> list[Result]:
     target = options.sites
     result = Result(name=NAME, title=title(target), goal=RPS_GOAL)
     if target < 2:
@@ -68,18 +99,39 @@ def run(options) -> Result:
     measured_site_alone(name=MEASURED_NAME, domain=MEASURED_DOMAIN, countries=["GB", "US"])
     site = {"domain": MEASURED_DOMAIN, "name": MEASURED_NAME}
 
+    count = plan_requests(options)
+    alone = bench_sites(MEASURED_DOMAIN)
     log(f"  measuring GET / with 1 site ({options.requests:,} requests after {options.warmup} warm-up)")
-    one = measure("1 site", options, **site)
+    one = measure("1 site", options, **site, phases=[("mix", mix_plan(alone, count, path="/", seed=3))])
 
     creation = grow_to(target, options)
 
     log(f"  measuring GET / with {target:,} sites")
     numbers = sorted({2, 3, target // 2, target - 1, target})  # early, middle and last clones; migrated
-    many = measure(f"{target:,} sites", options, **site, check=lambda url: check_sites(url, numbers))
+    everyone = bench_sites()
+    phases = [
+        ("mix", mix_plan(everyone, count, path="/", seed=3)),
+        ("render", first_visits(everyone, count, path="/")),
+        ("paid", paid_plan(everyone, count, path="/")),
+        ("content", first_visits(everyone, count, path=CONTENT_PATH)),
+    ]
+    many = measure(f"{target:,} sites", options, **site, check=lambda url: check_sites(url, numbers), phases=phases)
     checked = many.pop("check")
     log(f"  {len(checked)} other sites served with their own names; an unknown host gets 404")
 
     rps_ratio(result, one, many, target)
+    mix = Result(name=NAME, title=mix_title(target))
+    mix_row(mix, one["phases"]["mix"], many["phases"]["mix"], target)
+    render = Result(name=NAME, title=RENDER_TITLE)
+    cpu_row(render, hit=many, measured=many["phases"]["render"], label="render", goal_ms=RENDER_MS_GOAL)
+    render.notes.append(
+        f"render: {count:,} first visits spread over the {target:,} sites, their languages and visitors' "
+        "countries, each a page variant not asked for before: lookup, render and store"
+    )
+    paid = Result(name=NAME, title=PAID_TITLE)
+    cpu_row(paid, hit=many, measured=many["phases"]["paid"], label="paid arrival", goal_ms=PAID_MS_GOAL)
+    content = Result(name=NAME, title=CONTENT_TITLE)
+    cpu_row(content, hit=many, measured=many["phases"]["content"], label="content page", goal_ms=RENDER_MS_GOAL)
     clone, migrations = creation["clone"], creation["migrations"]
     if clone["first"] and clone["last"]:
         first, last = clone["first"], clone["last"]
@@ -111,4 +163,6 @@ def run(options) -> Result:
         "site_creation": creation,
         "other_sites_checked": checked,
     }
-    return result
+    for row in (mix, render, paid, content):
+        row.details = {"see": f"{NAME}[0]"}
+    return [result, mix, render, paid, content]
