@@ -17,6 +17,8 @@ class TcpProxy:
         self.port = self.listener.getsockname()[1]
         self.delay = 0.0
         self.down = False
+        self.flowing = threading.Event()
+        self.flowing.set()
         self.connections: list[socket.socket] = []
         self.lock = threading.Lock()
         self.closed = False
@@ -41,13 +43,20 @@ class TcpProxy:
         """Holds every chunk in either direction this long."""
         self.delay = seconds
 
+    def stall(self) -> None:
+        """Holds everything in either direction until restore(), as a server that stopped
+        answering while its connections stay open; new connections are still accepted."""
+        self.flowing.clear()
+
     def restore(self) -> None:
         self.down = False
         self.delay = 0.0
+        self.flowing.set()
 
     def close(self) -> None:
         self.closed = True
         self.cut()
+        self.flowing.set()  # the held pumps see the cut and end
         with contextlib.suppress(OSError):
             self.listener.close()
 
@@ -81,6 +90,9 @@ class TcpProxy:
                     break
                 if self.delay:
                     time.sleep(self.delay)
+                self.flowing.wait()
+                if self.down:
+                    break
                 sink.sendall(chunk)
         except OSError:
             pass

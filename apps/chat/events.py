@@ -9,7 +9,10 @@ Nobody waits for an event. In the web server (ASGI) the request's thread hands t
 group_send to the server's event loop and goes on (`_publish`): the recipient's copy of a
 message leaves the moment the transaction commits, while the sender's answer is still
 being written. The events of one member group go out in the order they were made. Outside
-a server (Celery, commands, tests without a loop) they are sent at once, as before.
+a server (Celery, commands, tests without a loop) they are sent at once, and the caller
+waits at most SEND_TIMEOUT for Redis. Finding the server's loop reads asgiref's note of it
+(pinned in requirements.txt); tests/test_request_cycle.py fails when an upgrade of asgiref
+or uvicorn stops it being found, instead of every request quietly waiting on Redis.
 
 The badges need queries (apps.accounts.selectors.member_totals). Inside a view wrapped in
 `after_response` they are counted after the answer has gone out (Django runs a response's
@@ -65,6 +68,9 @@ def _current_site_id() -> int:
 # A group_send that has not finished after this long is given up (and logged), so that one
 # stuck Redis call cannot hold back the member's later events for ever.
 PUBLISH_TIMEOUT = 10.0
+# A send made where there is no server loop blocks its caller (a Celery task, a command):
+# a stalled Redis may hold it this long, not for as long as the TCP connection lives.
+SEND_TIMEOUT = 2.0
 
 
 class _LoopSends:
@@ -88,12 +94,25 @@ def _server_loop() -> asyncio.AbstractEventLoop | None:
         return asyncio.get_running_loop()
     except RuntimeError:
         pass
-    if getattr(SyncToAsync.threadlocal, "main_event_loop_pid", None) != os.getpid():
+    # Not part of asgiref's documented API: read defensively, so that a release without it
+    # makes the sends blocking (with their timeout), not failing.
+    note = getattr(SyncToAsync, "threadlocal", None)
+    if getattr(note, "main_event_loop_pid", None) != os.getpid():
         return None  # none, or a forked parent's
-    loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
+    loop = getattr(note, "main_event_loop", None)
     if loop is None or loop.is_closed() or not loop.is_running():
         return None
     return loop
+
+
+def _send_now(layer, group: str, message: dict) -> None:
+    """group_send from sync code, waiting for it at most SEND_TIMEOUT; raises what the
+    channel layer raises, or TimeoutError."""
+
+    async def send() -> None:
+        await asyncio.wait_for(layer.group_send(group, message), SEND_TIMEOUT)
+
+    async_to_sync(send)()
 
 
 async def _send_in_order(layer, group: str, message: dict, before: asyncio.Task | None) -> None:
@@ -139,8 +158,8 @@ def _publish(group: str, message: dict) -> None:
         except RuntimeError:  # The loop closed just now: send from here.
             pass
     try:
-        async_to_sync(layer.group_send)(group, message)
-    except Exception:  # The channel layer (Redis) is down: the page's polling catches up.
+        _send_now(layer, group, message)
+    except Exception:  # The channel layer (Redis) is down or stalled: the page's polling catches up.
         logger.exception("%s to group %s not sent", message["type"], group)
 
 
@@ -341,7 +360,7 @@ def _group_send_on_commit(group: str, message: dict) -> None:
         if layer is None:
             return
         try:
-            async_to_sync(layer.group_send)(group, message)
+            _send_now(layer, group, message)
         except Exception:  # Redis is away: each socket checks its session periodically anyway.
             logger.exception("%s not sent to group %s", message["type"], group)
 
