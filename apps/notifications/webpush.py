@@ -1,42 +1,67 @@
 """Sending one web push (RFC 8030/8291/8292), and what the push service's answer means
-for the subscription. pywebpush's parts do the cryptography (http_ece encrypts,
-py_vapid signs, apps.notifications.vapid); the request itself is the one
-pywebpush's send() makes, on a lighter client (apps.notifications.pushhttp).
+for the subscription. pywebpush sends it: its WebPusher encrypts the payload (http_ece,
+aes128gcm) and posts it with its asyncio sender (`send_async`) on an aiohttp session;
+the VAPID header is py_vapid's, signed once per push service for hours
+(apps.notifications.vapid).
 
 - 201 (or 200/202): delivered to the push service.
 - 404, 410: the subscription is gone; it is deleted at once.
 - 429 and 5xx (and a network error): try again later, not before Retry-After.
-- 401, 403 (and other 4xx): our keys or request are wrong; the subscription is kept and
-  the answer logged, a retry would not help.
+- 401, 403 (and other 4xx, and a redirect): our keys or request are wrong, or the
+  endpoint is refused; the subscription is kept and the answer logged, a retry would not
+  help.
 
-The endpoint is checked again before each push (a host's addresses may have changed
-since the member subscribed): only public addresses, remembered per host for a while."""
+An endpoint is a URL a member handed us, so the sender connects only where it may
+(docs/security.md "Push sender"): https on port 443, and a host name is resolved once
+for the connection, every address it has is checked (public unicast only: no loopback,
+private, link-local, reserved, multicast, nor an IPv6 form carrying such an IPv4
+address) and the connection goes to one of those very addresses, with the name kept
+for TLS (SNI, certificate) and the Host header. A name that answers a public address to
+a check and the loopback address to the connection (DNS rebinding) has no second answer
+to give. A connection is kept open for the next pushes to the same host; it stays on the
+address that was checked when it was opened. No redirect is followed, no proxy from the
+environment is used, and an answer's body is read up to MAX_ANSWER_BYTES.
+
+Sends happen on one asyncio loop per process, in a thread of its own (push_start hands a
+push over and returns at once, push_result waits for its answer), so that a batch keeps
+many pushes in flight while its own thread reads the database; pywebpush encrypts on
+that loop too. With PUSH_ENDPOINT_CHECK off (the tests' and the bench's local push
+services on 127.0.0.1, never production: config/settings/production.py), http, any
+port and any address are allowed, on a session of their own."""
 
 from __future__ import annotations
 
-import base64
+import asyncio
+import atexit
+import contextlib
 import json
 import logging
+import os
+import socket
 import threading
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit
 
-import http_ece
-from cryptography.hazmat.primitives.asymmetric import ec
+import aiohttp
+from aiohttp.abc import AbstractResolver, ResolveResult
 from django.conf import settings
+from pywebpush import WebPusher, WebPushException
 
-from apps.accounts.services.push import push_endpoint_public
-from apps.notifications import pushhttp
+from apps.accounts.services.push import address_public, push_endpoint_origin
 from apps.notifications.vapid import vapid_headers
 
 logger = logging.getLogger(__name__)
 
 DELIVERED, GONE, RETRY, REFUSED = "delivered", "gone", "retry", "refused"
-PUSH_TIMEOUT = 10
+PUSH_TIMEOUT = 10  # seconds for a whole push: connection, request and answer
+CONNECT_TIMEOUT = 5
+MAX_ANSWER_BYTES = 64 * 1024  # push services answer with a few bytes, or a short error
 URGENCIES = ("very-low", "low", "normal", "high")
-_HOST_CHECK_SECONDS = 300
+# Open connections per process (a fan-out keeps a batch's pushes in flight on them).
+MAX_CONNECTIONS = 100
 
 
 @dataclass
@@ -46,23 +71,191 @@ class PushAnswer:
     retry_after: int = 0  # seconds the push service asked us to wait
 
 
-_hosts_lock = threading.Lock()
-_hosts: dict[str, tuple[float, bool]] = {}
+class EndpointRefused(OSError):
+    """An endpoint (or an address of its host) the sender does not connect to."""
 
 
-def endpoint_allowed(endpoint: str) -> bool:
-    if not settings.PUSH_ENDPOINT_CHECK:
-        return True
-    host = urlsplit(endpoint).hostname or ""
-    now = time.monotonic()
-    with _hosts_lock:
-        cached = _hosts.get(host)
-    if cached and cached[0] > now:
-        return cached[1] and endpoint.startswith("https://")
-    allowed = push_endpoint_public(endpoint)
-    with _hosts_lock:
-        _hosts[host] = (now + _HOST_CHECK_SECONDS, allowed)
-    return allowed
+class AnswerTooLarge(OSError):
+    """The push service's answer is larger than any push service's answer."""
+
+
+def endpoint_refusal(endpoint: str, *, checked: bool) -> str:
+    """Why the sender does not post to `endpoint` ("" when it may), from the URL alone:
+    https on port 443 with a host name or a public address (checked), or any http(s)
+    URL (PUSH_ENDPOINT_CHECK off)."""
+    if not checked:
+        try:
+            parts = urlsplit(endpoint)
+            parts.port  # noqa: B018 - raises ValueError for a port out of range
+        except ValueError:
+            return "not a URL"
+        return "" if parts.scheme in ("http", "https") and parts.hostname else "not an http(s) URL"
+    host = push_endpoint_origin(endpoint)
+    if host is None:
+        return "not an https URL on port 443"
+    try:
+        literal = socket.inet_pton(socket.AF_INET6 if ":" in host else socket.AF_INET, host)
+    except OSError:
+        literal = None
+    # An address in the URL is connected to without a lookup: it is checked here.
+    if literal is not None and not address_public(host):
+        return f"{host} is not a public address"
+    if literal is None and _numeric_host(host):
+        return f"{host} is not a canonical address"
+    return ""
+
+
+def _numeric_host(host: str) -> bool:
+    """A host made of digits and dots only (2130706433, 127.1, 0x7f.1): old IPv4 forms
+    the resolver would turn into an address; never a push service's name."""
+    return host.replace(".", "").isdigit() or host.lower().startswith("0x")
+
+
+class VettedResolver(AbstractResolver):
+    """The sender's DNS: one lookup for each connection it opens; the connection goes to
+    one of the addresses returned here, so every one of them is checked, and an answer
+    with any address that is not public refuses the host (checked). The lookup runs in
+    the loop's executor, the blocking getaddrinfo of the system."""
+
+    def __init__(self, *, checked: bool) -> None:
+        self.checked = checked
+
+    async def resolve(self, host: str, port: int = 0, family: int = socket.AF_UNSPEC) -> list[ResolveResult]:
+        loop = asyncio.get_running_loop()
+        found = await loop.run_in_executor(None, socket.getaddrinfo, host, port, family, socket.SOCK_STREAM)
+        results: list[ResolveResult] = []
+        for address_family, _type, proto, _name, sockaddr in found:
+            address = sockaddr[0]
+            if self.checked and not address_public(address):
+                raise EndpointRefused(f"{host} has the address {address}, which is not public")
+            results.append(
+                ResolveResult(
+                    hostname=host,
+                    host=address,
+                    port=sockaddr[1],
+                    family=address_family,
+                    proto=proto,
+                    flags=socket.AI_NUMERICHOST | socket.AI_NUMERICSERV,
+                )
+            )
+        if not results:
+            raise OSError(f"{host} has no address")
+        return results
+
+    async def close(self) -> None:
+        pass
+
+
+def _guard(checked: bool):
+    """The session's middleware: the URL rule for every request it makes (the resolver
+    checks the addresses), and an answer's body read here, at most MAX_ANSWER_BYTES of
+    it, so that pywebpush reads it from memory."""
+
+    async def guard(request: aiohttp.ClientRequest, handler) -> aiohttp.ClientResponse:
+        reason = endpoint_refusal(str(request.url), checked=checked)
+        if reason:
+            raise EndpointRefused(reason)
+        response = await handler(request)
+        length = response.content_length
+        if length is not None and length > MAX_ANSWER_BYTES:
+            response.close()
+            raise AnswerTooLarge(f"an answer of {length} bytes")
+        if length is not None:
+            await response.read()
+            return response
+        # No length (chunked, or up to the connection's end): read in steps; such an
+        # answer's text is not kept for the log.
+        size = 0
+        async for chunk in response.content.iter_any():
+            size += len(chunk)
+            if size > MAX_ANSWER_BYTES:
+                response.close()
+                raise AnswerTooLarge(f"an answer of more than {MAX_ANSWER_BYTES} bytes")
+        return response
+
+    return guard
+
+
+class _NoRedirects:
+    """The session as pywebpush's send_async uses it (`post`), with redirects off: a push
+    service does not redirect, and a redirect must not take a push elsewhere."""
+
+    def __init__(self, session: aiohttp.ClientSession) -> None:
+        self.session = session
+
+    def post(self, url: str, **options):
+        return self.session.post(url, allow_redirects=False, **options)
+
+
+class _Sender:
+    """The process's push sender: an asyncio loop in a daemon thread and, made on it when
+    first needed, one aiohttp session per endpoint rule (checked, or local with the check
+    off), so that a connection opened for the local rule is never used for the other."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.loop = asyncio.new_event_loop()
+        self.sessions: dict[bool, _NoRedirects] = {}
+        self.thread = threading.Thread(target=self.loop.run_forever, name="push-sender", daemon=True)
+        self.thread.start()
+
+    def session(self, checked: bool) -> _NoRedirects:
+        """The session of a rule (on the loop's thread only)."""
+        session = self.sessions.get(checked)
+        if session is None:
+            connector = aiohttp.TCPConnector(
+                resolver=VettedResolver(checked=checked),
+                use_dns_cache=False,  # each new connection looks the name up, and checks it
+                limit=MAX_CONNECTIONS,
+                keepalive_timeout=30,
+            )
+            session = self.sessions[checked] = _NoRedirects(
+                aiohttp.ClientSession(
+                    connector=connector,
+                    middlewares=(_guard(checked),),
+                    trust_env=False,  # no proxy from the environment
+                    cookie_jar=aiohttp.DummyCookieJar(),
+                    auto_decompress=False,  # the answer is bounded as it comes
+                    skip_auto_headers=("Accept-Encoding",),
+                )
+            )
+        return session
+
+    def submit(self, coroutine) -> Future:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+
+    async def _close(self) -> None:
+        sessions, self.sessions = list(self.sessions.values()), {}
+        for session in sessions:
+            await session.session.close()
+
+    def close(self) -> None:
+        """Close the sessions and their connections (the loop keeps running)."""
+        if self.thread.is_alive():
+            with contextlib.suppress(Exception):
+                self.submit(self._close()).result(timeout=5)
+
+
+_sender_lock = threading.Lock()
+_sender_instance: _Sender | None = None
+
+
+def _sender() -> _Sender:
+    """The sender of this process (a new one after a fork: a Celery worker's child does
+    not inherit the parent's thread)."""
+    global _sender_instance
+    with _sender_lock:
+        if _sender_instance is None or _sender_instance.pid != os.getpid():
+            _sender_instance = _Sender()
+        return _sender_instance
+
+
+@atexit.register
+def close_all() -> None:
+    """Close every open connection (at exit, and in tests)."""
+    sender = _sender_instance
+    if sender is not None and sender.pid == os.getpid():
+        sender.close()
 
 
 def retry_after_seconds(value: str | None) -> int:
@@ -78,31 +271,27 @@ def retry_after_seconds(value: str | None) -> int:
         return 0
 
 
-def _key(value: str) -> bytes:
-    return base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
-
-
-def encrypt(data: bytes, *, p256dh: str, auth: str) -> bytes:
-    """The push's body (RFC 8291, aes128gcm): what pywebpush's WebPusher.encode does,
-    with http_ece and a fresh ECDH key per push, without its per-call copy of the
-    subscription and an unused encoding of the key (a fan-out encrypts once per device:
-    bench/bench_notify.py)."""
-    server_key = ec.generate_private_key(ec.SECP256R1())
-    return http_ece.encrypt(
-        data, salt=None, private_key=server_key, dh=_key(p256dh), auth_secret=_key(auth), version="aes128gcm"
-    )
-
-
 def payload_bytes(payload: dict) -> bytes:
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+async def _post(
+    sender: _Sender, checked: bool, subscription: dict, data: bytes, headers: dict, ttl: int
+) -> tuple[int, str, str]:
+    """pywebpush's WebPusher sends the push: (status, Retry-After, the answer's text)."""
+    pusher = WebPusher(subscription, aiohttp_session=sender.session(checked))
+    timeout = aiohttp.ClientTimeout(total=PUSH_TIMEOUT, connect=CONNECT_TIMEOUT)
+    response = await pusher.send_async(data, headers, ttl=ttl, content_encoding="aes128gcm", timeout=timeout)
+    text = await response.text(errors="replace")  # read by the guard already: from memory
+    return response.status, response.headers.get("Retry-After", ""), text
+
+
 @dataclass
 class PushPending:
-    """A push on its way: its request is sent, the answer is read by `push_result`."""
+    """A push on its way: handed to the sender, the answer is read by `push_result`."""
 
     host: str
-    request: pushhttp.Pending | None = None
+    request: Future | None = None
     answer: PushAnswer | None = None  # settled before sending (a refused endpoint)
 
 
@@ -118,27 +307,35 @@ def push_start(
     urgency: str = "normal",
     topic: str = "",
 ) -> PushPending:
-    """Encrypt `payload` (a dict, or its JSON as bytes) for the subscription and send it
-    to its push service; the answer comes with push_result()."""
+    """Hand `payload` (a dict, or its JSON as bytes) for the subscription to the sender,
+    which encrypts and posts it; the answer comes with push_result()."""
+    checked = settings.PUSH_ENDPOINT_CHECK
     parts = urlsplit(endpoint)
-    if not endpoint_allowed(endpoint):
-        logger.warning("push endpoint %s refused: not a public https address", parts.hostname)
+    reason = endpoint_refusal(endpoint, checked=checked)
+    if reason:
+        logger.warning("push endpoint %s refused: %s", parts.hostname, reason)
         return PushPending(parts.hostname or "", answer=PushAnswer(REFUSED, 0))
     headers = dict(vapid_headers(private_key=private_key, audience=f"{parts.scheme}://{parts.netloc}", subject=subject))
     headers["Urgency"] = urgency if urgency in URGENCIES else "normal"
     if topic:
         headers["Topic"] = topic
     data = payload if isinstance(payload, bytes) else payload_bytes(payload)
-    headers["TTL"] = str(ttl)
-    headers["Content-Encoding"] = "aes128gcm"
-    try:
-        request = pushhttp.start(
-            endpoint, data=encrypt(data, p256dh=p256dh, auth=auth), headers=headers, timeout=PUSH_TIMEOUT
-        )
-    except OSError as error:
-        logger.info("push to %s failed: %s", parts.hostname, error)
-        return PushPending(parts.hostname or "", answer=PushAnswer(RETRY, 0))
-    return PushPending(parts.hostname or "", request=request)
+    subscription = {"endpoint": endpoint, "keys": {"p256dh": p256dh, "auth": auth}}
+    sender = _sender()
+    return PushPending(
+        parts.hostname or "", request=sender.submit(_post(sender, checked, subscription, data, headers, ttl))
+    )
+
+
+def _refused_by_us(error: BaseException) -> EndpointRefused | None:
+    """The EndpointRefused behind an error aiohttp wrapped (the resolver's), if any."""
+    seen = 0
+    while error is not None and seen < 5:
+        if isinstance(error, EndpointRefused):
+            return error
+        error = getattr(error, "os_error", None) or error.__cause__
+        seen += 1
+    return None
 
 
 def push_result(pending: PushPending) -> PushAnswer:
@@ -146,18 +343,24 @@ def push_result(pending: PushPending) -> PushAnswer:
     if pending.answer is not None:
         return pending.answer
     try:
-        response = pending.request.result()
-    except OSError as error:  # no connection, no answer (pushhttp.PushHTTPError)
-        logger.info("push to %s failed: %s", pending.host, error)
+        status, retry_after, text = pending.request.result(timeout=PUSH_TIMEOUT + 5)
+    except (WebPushException, ValueError) as error:  # keys pywebpush cannot encrypt for
+        logger.warning("push to %s refused: %s", pending.host, error)
+        return PushAnswer(REFUSED, 0)
+    except (OSError, aiohttp.ClientError) as error:  # TimeoutError is an OSError
+        refused = _refused_by_us(error)
+        if refused is not None:
+            logger.warning("push endpoint %s refused: %s", pending.host, refused)
+            return PushAnswer(REFUSED, 0)
+        logger.info("push to %s failed: %r", pending.host, error)
         return PushAnswer(RETRY, 0)
-    status = response.status_code
     if status in (200, 201, 202):
         return PushAnswer(DELIVERED, status)
     if status in (404, 410):
         return PushAnswer(GONE, status)
     if status == 429 or status >= 500:
-        return PushAnswer(RETRY, status, retry_after_seconds(response.headers.get("retry-after")))
-    logger.warning("push to %s refused with %s: %s", pending.host, status, response.text[:200])
+        return PushAnswer(RETRY, status, retry_after_seconds(retry_after))
+    logger.warning("push to %s refused with %s: %s", pending.host, status, text[:200])
     return PushAnswer(REFUSED, status)
 
 

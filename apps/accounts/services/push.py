@@ -1,11 +1,13 @@
 """Web push subscriptions (spec §7 POST /api/user.php?push=1).
 
 A subscription's endpoint is a URL the server will POST to, so it is checked like any
-address a member hands us: https only, no user or password in it, and a host whose every
-address is a public one (after DNS resolution), never loopback, private, link-local or
-otherwise reserved: the push sender must not become a way into the network. The keys
-must be what a browser makes: a P-256 public key (65 bytes) and a 16-byte auth secret,
-base64url-encoded."""
+address a member hands us: https on port 443 (every browser's push service uses it), no
+user or password in it, and a host whose every address is a public one (after DNS
+resolution), never loopback, private, link-local, multicast or otherwise reserved: the
+push sender must not become a way into the network. The sender applies the same rules
+again to the addresses it connects to (apps.notifications.webpush), since a name may
+resolve elsewhere by then. The keys must be what a browser makes: a P-256 public key
+(65 bytes) and a 16-byte auth secret, base64url-encoded."""
 
 import base64
 import binascii
@@ -22,6 +24,8 @@ from apps.common.exceptions import ApplicationError
 ENDPOINT_MAX_LENGTH = 1000
 P256DH_BYTES = 65
 AUTH_BYTES = 16
+# Push services listen on the https port; an endpoint naming another is refused.
+PUSH_PORT = 443
 
 
 def _invalid() -> ApplicationError:
@@ -37,23 +41,55 @@ def _key_bytes(value) -> bytes | None:
         return None
 
 
-def push_endpoint_public(endpoint: str) -> bool:
-    """Whether `endpoint` is an https URL of a host whose every address is public."""
-    if not isinstance(endpoint, str) or len(endpoint) > ENDPOINT_MAX_LENGTH or not endpoint.isprintable():
-        return False
+def address_public(address: str) -> bool:
+    """Whether `address` (an IP address as text) is one the server may connect to for a
+    member: a global unicast address, and for the IPv6 forms that carry an IPv4 address
+    (mapped, 6to4, NAT64) only when that one is public too."""
     try:
-        parts = urlsplit(endpoint)
-        port = parts.port or 443
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
     except ValueError:
         return False
-    if parts.scheme != "https" or not parts.hostname or parts.username or parts.password:
+    if not ip.is_global or ip.is_multicast or ip.is_reserved:
+        return False
+    if ip.version == 6:
+        if ip.is_site_local:  # fec0::/10, deprecated but still routed inside some networks
+            return False
+        # ::ffff:a.b.c.d and 64:ff9b::/96 are reserved (refused above); 6to4 reaches the
+        # IPv4 address inside it, Teredo a relay: the inner address decides, or nothing.
+        if ip.teredo is not None:
+            return False
+        if ip.sixtofour is not None:
+            return address_public(str(ip.sixtofour))
+    return True
+
+
+def push_endpoint_origin(endpoint) -> str | None:
+    """The host of an endpoint the server may post to (https, port 443, no user or
+    password, printable, at most ENDPOINT_MAX_LENGTH), or None. Says nothing about the
+    host's addresses."""
+    if not isinstance(endpoint, str) or len(endpoint) > ENDPOINT_MAX_LENGTH or not endpoint.isprintable():
+        return None
+    try:
+        parts = urlsplit(endpoint)
+        port = parts.port or PUSH_PORT
+    except ValueError:
+        return None
+    if parts.scheme != "https" or port != PUSH_PORT or not parts.hostname or parts.username or parts.password:
+        return None
+    return parts.hostname
+
+
+def push_endpoint_public(endpoint: str) -> bool:
+    """Whether `endpoint` is an https URL on port 443 of a host whose every address is
+    public (resolved now)."""
+    host = push_endpoint_origin(endpoint)
+    if host is None:
         return False
     try:
-        found = socket.getaddrinfo(parts.hostname, port, proto=socket.IPPROTO_TCP)
+        found = socket.getaddrinfo(host, PUSH_PORT, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError):
         return False
-    addresses = {ipaddress.ip_address(info[4][0].split("%")[0]) for info in found}
-    return bool(addresses) and all(address.is_global for address in addresses)
+    return bool(found) and all(address_public(info[4][0]) for info in found)
 
 
 def push_subscription_save(*, user: User, subscription: dict) -> PushSubscription:

@@ -1,6 +1,6 @@
 """Push subscriptions (spec §7 POST /api/user.php?push=1): the endpoint is a URL the server
 will POST to, so only https URLs of public hosts are taken; the keys must be a browser's
-(a P-256 point and a 16-byte secret). Anything else is a clear 400, never a 500."""
+(a P-256 point and a 16-byte secret). Port 443 only. Anything else is a clear 400, never a 500."""
 
 import base64
 import os
@@ -47,6 +47,7 @@ def test_a_public_https_endpoint_with_a_browsers_keys_is_stored(site, client_for
         "https://127.0.0.1/push",
         "https://localhost/push",
         "https://localhost:8443/push",
+        "https://93.184.216.34:8443/push",  # push services listen on 443 only
         "https://10.1.2.3/push",
         "https://192.168.1.1/push",
         "https://172.16.0.5/push",
