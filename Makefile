@@ -34,7 +34,7 @@ fuzz: $(VENV)/.installed node_modules/.installed assets messages
 soak: $(VENV)/.installed node_modules/.installed assets messages
 	$(STACK) exec -- $(PY) -m bench --only soak $(BENCH_ARGS)
 
-bench: $(VENV)/.installed node_modules/.installed assets messages
+bench: $(VENV)/.installed node_modules/.installed assets messages chromium
 	$(STACK) exec -- $(PY) -m bench $(BENCH_ARGS)
 
 $(VENV)/.installed: requirements.txt
