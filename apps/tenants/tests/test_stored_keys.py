@@ -221,6 +221,8 @@ def production(**variables) -> subprocess.CompletedProcess:
         "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
         "VAPID_PRIVATE_KEY": settings.VAPID_PRIVATE_KEY,
         "VAPID_PUBLIC_KEY": settings.VAPID_PUBLIC_KEY,
+        # Production requires the page cache's own Redis; the test run's will do.
+        "CACHE_URL": settings.CACHE_URL,
         "ALLOW_TEST_PAYMENTS": "1",
         **variables,
     }
