@@ -17,6 +17,9 @@ SECRET_KEY = env("DJANGO_SECRET_KEY")
 # Read again without defaults (base falls back to localhost for development).
 env("DATABASE_URL")
 env("REDIS_URL")
+# The evictable cache's own Redis (maxmemory, allkeys-lru); without it the pages would
+# share the broker's memory (docs/deploy.md).
+env("CACHE_URL")
 # Pushes signed in one process are checked against the key the browser subscribed with,
 # which another process served: one pair for the deployment.
 VAPID_PRIVATE_KEY = env("VAPID_PRIVATE_KEY")
