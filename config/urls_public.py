@@ -1,4 +1,5 @@
-"""URLs of the operators' host (public schema): the admin and the health check."""
+"""URLs of the operators' host (public schema): the admin, the health check, the mail
+provider's reports and the TLS proxy's question."""
 
 from django.contrib import admin
 from django.urls import path
@@ -6,12 +7,15 @@ from django.views.generic import RedirectView
 
 from apps.common import views as common_views
 from apps.notifications.webhooks import mail_events
+from apps.tenants.views import tls_ask
 
 urlpatterns = [
     path("healthz", common_views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     # The mail provider's bounce and complaint reports (apps.notifications.webhooks).
     path("hooks/mail", mail_events, name="mail-events"),
+    # The TLS proxy's question before it gets a certificate (apps.tenants.tls).
+    path("tls/ask", tls_ask, name="tls-ask"),
     path("", RedirectView.as_view(url="/admin/", permanent=False)),
 ]
 

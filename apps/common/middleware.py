@@ -89,7 +89,7 @@ class BadInputMiddleware:
             from apps.common.exceptions import error_body
 
             message = _("This request contains characters that are not allowed.")
-            if request.path.startswith("/api/"):
+            if request.path.startswith(("/api/", "/tls/")):
                 return JsonResponse(error_body("invalid", message), status=400)
             raise BadRequest(message)
         return self.get_response(request)

@@ -434,6 +434,15 @@ class SchemaTemplate(models.Model):
 
 
 class Domain(DomainMixin):
+    """A host name of a site. Its HTTPS state is written by the proxy's certificate
+    checks and the site's own requests (apps.tenants.tls), never in the admin."""
+
+    # When the proxy last asked whether it may get a certificate for this name (at most
+    # every few minutes), and when a request last came in over HTTPS: that one proves a
+    # certificate was issued and is served.
+    certificate_requested = models.DateTimeField(_("certificate requested"), null=True, blank=True, editable=False)
+    last_seen_https = models.DateTimeField(_("last seen over HTTPS"), null=True, blank=True, editable=False)
+
     class Meta:
         verbose_name = _("domain")
         verbose_name_plural = _("domains")

@@ -193,6 +193,8 @@ MIDDLEWARE = [
     # Static files are the same for every host, the unknown ones' 404 page included.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "apps.tenants.middleware.SiteMiddleware",
+    # A site's domain served over HTTPS, for the site admin (apps.tenants.tls).
+    "apps.tenants.tls.HttpsSeenMiddleware",
     # The language depends on the site, the cookie and the browser, not on the session.
     "apps.common.middleware.SiteLocaleMiddleware",
     "apps.common.middleware.BadInputMiddleware",

@@ -49,8 +49,10 @@ if not ALLOW_TEST_PAYMENTS and (not SMS_BACKEND or SMS_BACKEND in sms.DEVELOPMEN
     )
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
-# The load balancer's health check (GET /healthz over plain HTTP) is not redirected.
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+# The load balancer's health check (GET /healthz over plain HTTP) and the TLS proxy's
+# question before a certificate (/tls/ask, asked over plain HTTP inside the deployment)
+# are not redirected.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^tls/ask$"]
 SECURE_HSTS_SECONDS = 60 * 60 * 24 * 365
 # Each site's domain and its subdomains are HTTPS only; the domains may be preloaded.
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", default=True)
