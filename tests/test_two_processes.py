@@ -5,14 +5,17 @@ the test database and the same Redis, as production runs them on several machine
 (a) A member's WebSocket on web process A receives a message POSTed through web process B
     (the channel layer in Redis carries it between the processes).
 (b) A site created through the operators' admin on web process A, while both processes
-    serve with their caches warm, is served at once by web process B.
+    serve with their caches warm and process B has already been asked for the new host
+    (and answered 404), is served at once by web process B.
 (c) A credit purchase processed by both workers at the same time is applied once: the
     reconciliation task queued twice, one copy on each worker; then the payment webhook
-    queued twice, each copy delivered through another web process. Exactly one ledger
-    entry each time, and every balance equals its ledger."""
+    queued twice, each copy delivered through another web process. The test holds the
+    payment's row until both copies wait for it (a barrier), so they really overlap.
+    Exactly one ledger entry each time, and every balance equals its ledger."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -26,9 +29,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
 from django.conf import settings
 from django.utils import timezone
+from psycopg import sql
 from websockets.sync.client import connect
 
 from apps.chat.services import conversation_open
@@ -272,6 +277,8 @@ def test_a_site_created_through_process_a_is_served_at_once_by_process_b(cluster
     operator = staff_member_committed("operators")
     tag = uuid.uuid4().hex[:8]
     name, domain = f"Second Process {tag}", f"p{tag}.localhost"
+    with web_b.http(domain) as client:  # B is asked for the host before the site exists
+        assert client.get("/").status_code == 404
     try:
         session = in_thread(lambda: staff_client(operator).cookies[settings.SESSION_COOKIE_NAME].value)
         data = in_thread(_site_add_data, operator, name, domain)
@@ -313,6 +320,46 @@ def _send(task, **options) -> str:
         return task.apply_async(**options).id
     finally:
         celery_app.conf.task_always_eager = eager
+
+
+@contextlib.contextmanager
+def _payment_held(site, payment_id: int):
+    """Holds the payment's row (the lock every change of a payment takes first,
+    apps.payments.services._apply) until the block's end, on a connection of the test's
+    own. `waiting()` counts the other connections waiting for it, directly or queued
+    behind one that does (PostgreSQL lines the second one up behind the first)."""
+    from apps.payments.models import Payment
+
+    with (
+        psycopg.connect(database_url_for_tests()) as holder,
+        psycopg.connect(database_url_for_tests(), autocommit=True) as watcher,
+    ):
+        table = sql.Identifier(site.schema_name, Payment._meta.db_table)
+        holder.execute(sql.SQL("SELECT 1 FROM {} WHERE id = %s FOR UPDATE").format(table), [payment_id])
+        pid = holder.info.backend_pid
+
+        def waiting() -> int:
+            query = """
+                WITH RECURSIVE blocked(pid) AS (
+                    SELECT %s::int
+                    UNION
+                    SELECT activity.pid FROM pg_stat_activity activity JOIN blocked
+                    ON blocked.pid = ANY(pg_blocking_pids(activity.pid))
+                )
+                SELECT count(*) - 1 FROM blocked"""
+            return watcher.execute(query, [pid]).fetchone()[0]
+
+        try:
+            yield waiting
+        finally:
+            holder.rollback()
+
+
+def _both_waiting(cluster: Cluster, waiting) -> bool:
+    """The barrier: both copies are in the payment's change at once, waiting for its row."""
+    for process in (cluster.worker_a, cluster.worker_b, cluster.web_a, cluster.web_b):
+        process.alive()
+    return waiting() == 2
 
 
 def _run_by_each_worker(cluster: Cluster, first: str, second: str) -> list[str]:
@@ -385,7 +432,9 @@ def test_a_purchase_processed_by_both_workers_at_once_is_applied_once(cluster, s
     try:
         status, _credits, entries, _balance, _ = _state(site, user_id, payment_id)
         assert (status, entries) == ("open", [])  # nothing applied yet
-        first, second = _send(payments_reconcile), _send(payments_reconcile)
+        with _payment_held(site, payment_id) as waiting:
+            first, second = _send(payments_reconcile), _send(payments_reconcile)
+            until(lambda: _both_waiting(cluster, waiting), "both reconciliations to wait for the payment")
         _run_by_each_worker(cluster, first, second)
         status, credits, entries, balance, mismatches = _state(site, user_id, payment_id)
         assert status == "paid"
@@ -399,13 +448,15 @@ def test_a_purchase_processed_by_both_workers_at_once_is_applied_once(cluster, s
     user_id, payment_id, provider_id = _purchase(site, due=False)
     try:
         assert _state(site, user_id, payment_id)[2] == []
-        hooks = [
-            _send(
-                payment_webhook_send,
-                kwargs={"url": f"http://localhost:{web.port}/api/payment-webhook.php", "provider_id": provider_id},
-            )
-            for web in (cluster.web_a, cluster.web_b)
-        ]
+        with _payment_held(site, payment_id) as waiting:
+            hooks = [
+                _send(
+                    payment_webhook_send,
+                    kwargs={"url": f"http://localhost:{web.port}/api/payment-webhook.php", "provider_id": provider_id},
+                )
+                for web in (cluster.web_a, cluster.web_b)
+            ]
+            until(lambda: _both_waiting(cluster, waiting), "both webhooks to wait for the payment")
         assert _run_by_each_worker(cluster, *hooks) == ["True", "True"]  # each answered 2xx
         status, credits, entries, balance, mismatches = _state(site, user_id, payment_id)
         assert status == "paid"

@@ -16,11 +16,13 @@ from apps.tenants.models import Domain, Site
 
 # Site lookups happen on every request; a short in-process cache keeps them off the
 # database. Operators' edits reach every process within SITE_CACHE_SECONDS, and at
-# once in the process that saved them (see apps.tenants.signals).
+# once in the process that saved them (see apps.tenants.signals). Only sites found are
+# kept: a host asked for before its site existed is served by every process as soon as
+# the site is saved, and made-up Host headers cannot fill the cache (each costs one
+# indexed lookup, as an unknown host always did the first time).
 SITE_CACHE_SECONDS = 10.0
-# Bounded, so requests with made-up Host headers cannot grow it without end.
 SITE_CACHE_MAX_ENTRIES = 4096
-_site_cache: OrderedDict[str, tuple[float, Site | None]] = OrderedDict()
+_site_cache: OrderedDict[str, tuple[float, Site]] = OrderedDict()
 _site_cache_lock = threading.Lock()
 
 
@@ -41,6 +43,8 @@ def site_for_host(hostname: str) -> Site | None:
         .first()
     )
     site = domain.tenant if domain else None
+    if site is None:
+        return None
     with _site_cache_lock:
         _site_cache[hostname] = (now + SITE_CACHE_SECONDS, site)
         _site_cache.move_to_end(hostname)
