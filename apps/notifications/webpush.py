@@ -146,34 +146,28 @@ class VettedResolver(AbstractResolver):
         pass
 
 
-def _guard(checked: bool):
-    """The session's middleware: the URL rule for every request it makes (the resolver
-    checks the addresses), and an answer's body read here, at most MAX_ANSWER_BYTES of
-    it, so that pywebpush reads it from memory."""
-
-    async def guard(request: aiohttp.ClientRequest, handler) -> aiohttp.ClientResponse:
-        reason = endpoint_refusal(str(request.url), checked=checked)
-        if reason:
-            raise EndpointRefused(reason)
-        response = await handler(request)
-        length = response.content_length
-        if length is not None and length > MAX_ANSWER_BYTES:
-            response.close()
-            raise AnswerTooLarge(f"an answer of {length} bytes")
-        if length is not None:
-            await response.read()
-            return response
-        # No length (chunked, or up to the connection's end): read in steps; such an
-        # answer's text is not kept for the log.
-        size = 0
-        async for chunk in response.content.iter_any():
-            size += len(chunk)
-            if size > MAX_ANSWER_BYTES:
-                response.close()
-                raise AnswerTooLarge(f"an answer of more than {MAX_ANSWER_BYTES} bytes")
+async def _bounded(request: aiohttp.ClientRequest, handler) -> aiohttp.ClientResponse:
+    """The session's middleware: an answer's body is read here, at most MAX_ANSWER_BYTES
+    of it, so that pywebpush reads it from memory. (The URL was checked by push_start,
+    and with redirects off the session requests no other; the resolver checks the
+    addresses.)"""
+    response = await handler(request)
+    length = response.content_length
+    if length is not None and length > MAX_ANSWER_BYTES:
+        response.close()
+        raise AnswerTooLarge(f"an answer of {length} bytes")
+    if length is not None:
+        await response.read()
         return response
-
-    return guard
+    # No length (chunked, or up to the connection's end): read in steps; such an answer's
+    # text is not kept for the log.
+    size = 0
+    async for chunk in response.content.iter_any():
+        size += len(chunk)
+        if size > MAX_ANSWER_BYTES:
+            response.close()
+            raise AnswerTooLarge(f"an answer of more than {MAX_ANSWER_BYTES} bytes")
+    return response
 
 
 class _NoRedirects:
@@ -212,7 +206,7 @@ class _Sender:
             session = self.sessions[checked] = _NoRedirects(
                 aiohttp.ClientSession(
                     connector=connector,
-                    middlewares=(_guard(checked),),
+                    middlewares=(_bounded,),
                     trust_env=False,  # no proxy from the environment
                     cookie_jar=aiohttp.DummyCookieJar(),
                     auto_decompress=False,  # the answer is bounded as it comes
