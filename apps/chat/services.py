@@ -169,7 +169,7 @@ def conversation_open(*, user, profile_id) -> Conversation:
     except (TypeError, ValueError):
         raise _not_available() from None
     if profile_id == own.pk:
-        raise ApplicationError("chat_self", _("You cannot chat with yourself."))
+        raise ApplicationError("chat_self", _("You cannot chat with yourself."), status_code=409)
     low, high = sorted((own.pk, profile_id))
     existing = Conversation.objects.filter(profile_low_id=low, profile_high_id=high).first()
     if existing is not None:
@@ -235,7 +235,13 @@ def _content(*, site, text, photo, gift_id) -> _Content:
         gift_id = 0
     gift = Gift.objects.filter(site_id=site.pk, pk=gift_id, is_active=True).first() if gift_id > 0 else None
     if gift is None:
-        raise _invalid("gift", _("This gift is not available."), code="gift_not_found")
+        # An unknown id, like an unknown conversation.
+        raise ApplicationError(
+            "gift_not_found",
+            _("This gift is not available."),
+            status_code=404,
+            extra={"fields": {"gift": [_("This gift is not available.")]}},
+        )
     return _Content(kind=MessageKind.GIFT, gift=gift)
 
 

@@ -42,7 +42,7 @@ def _target(*, member, profile_id: int) -> Profile:
         raise ApplicationError("authentication_required", _("Log in or sign up to like this profile."), status_code=403)
     own = _own_profile(member)
     if own is not None and own.pk == profile_id:
-        raise ApplicationError("like_self", _("You cannot like your own profile."))
+        raise ApplicationError("like_self", _("You cannot like your own profile."), status_code=409)
     profile = likeable_profiles(member).select_related("main_photo").filter(pk=profile_id).first()
     if profile is None:
         raise _not_available()
@@ -56,7 +56,7 @@ def like_create(*, liker, profile_id: int, source: str = LikeSource.PROFILE) -> 
     profile = _target(member=liker, profile_id=profile_id)
     already = _("You already like %(name)s.") % {"name": profile.name}
     if Like.objects.filter(liker=liker, profile=profile).exists():
-        raise ApplicationError("already_liked", already)
+        raise ApplicationError("already_liked", already, status_code=409)
     own = _own_profile(liker)
     try:
         with transaction.atomic():
@@ -73,7 +73,7 @@ def like_create(*, liker, profile_id: int, source: str = LikeSource.PROFILE) -> 
                     item={"l": like.pk, "p": own.pk, "n": own.name, "match": is_match},
                 )
     except IntegrityError:  # unique (liker, profile): a double click won the race
-        raise ApplicationError("already_liked", already) from None
+        raise ApplicationError("already_liked", already, status_code=409) from None
     like.profile = profile
     like_announce(liker=liker, liker_profile=own, profile=profile, is_match=is_match)
     return like, is_match
@@ -85,7 +85,7 @@ def like_delete(*, liker, profile_id: int) -> None:
     profile = _target(member=liker, profile_id=profile_id)
     deleted, _rows = Like.objects.filter(liker=liker, profile=profile).delete()
     if not deleted:
-        raise ApplicationError("not_liked", _("You do not like this profile."))
+        raise ApplicationError("not_liked", _("You do not like this profile."), status_code=409)
 
 
 def like_mark_opened(*, viewer, profile: Profile) -> int:

@@ -100,7 +100,9 @@ def _package_not_found() -> ApplicationError:
 
 
 def _method_not_available() -> ApplicationError:
-    return ApplicationError("method_not_available", _("This payment method is not available in your country."))
+    return ApplicationError(
+        "method_not_available", _("This payment method is not available in your country."), status_code=409
+    )
 
 
 def _direct_debit_blocked() -> ApplicationError:

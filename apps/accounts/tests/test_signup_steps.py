@@ -237,7 +237,7 @@ class TestPhotoStep:
         for _ in range(3):
             assert member.post(PHOTO_URL, {"photo": jpeg()}).status_code == 201
         response = member.post(PHOTO_URL, {"photo": jpeg()})
-        assert response.status_code == 400
+        assert response.status_code == 409
         error = response.json()["error"]
         assert error["code"] == "photo_limit"
         assert error["message"] == LIMIT_MESSAGE

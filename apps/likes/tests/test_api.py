@@ -43,11 +43,11 @@ def test_like_like_back_and_unlike(site, client_for):
 @pytest.mark.parametrize(
     ("case", "status", "code", "message"),
     [
-        ("twice", 400, "already_liked", "You already like Ben."),
-        ("self", 400, "like_self", "You cannot like your own profile."),
+        ("twice", 409, "already_liked", "You already like Ben."),
+        ("self", 409, "like_self", "You cannot like your own profile."),
         ("unknown", 404, "profile_not_available", "This profile is not available."),
         ("blocked", 404, "profile_not_available", "This profile is not available."),
-        ("unlike_not_liked", 400, "not_liked", "You do not like this profile."),
+        ("unlike_not_liked", 409, "not_liked", "You do not like this profile."),
         ("visitor", 403, "authentication_required", "Log in or sign up to like this profile."),
     ],
 )

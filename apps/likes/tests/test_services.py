@@ -46,8 +46,8 @@ def test_unlike_removes_the_like(site):
 @pytest.mark.parametrize(
     ("case", "code", "message", "status"),
     [
-        ("twice", "already_liked", "You already like Ben.", 400),
-        ("self", "like_self", "You cannot like your own profile.", 400),
+        ("twice", "already_liked", "You already like Ben.", 409),
+        ("self", "like_self", "You cannot like your own profile.", 409),
         ("unknown", "profile_not_available", "This profile is not available.", 404),
         ("disabled", "profile_not_available", "This profile is not available.", 404),
         ("invisible", "profile_not_available", "This profile is not available.", 404),

@@ -143,7 +143,7 @@ class TestSwipe:
             assert response.status_code == 404
         client.post(URL, {"profile": profile.pk, "action": "like"}, content_type="application/json")
         again = client.post(URL, {"profile": profile.pk, "action": "like"}, content_type="application/json")
-        assert again.status_code == 400
+        assert again.status_code == 409
         assert again.json()["error"]["code"] == "already_liked"
         assert client.get(URL).json()["likes_left"] == 3
 

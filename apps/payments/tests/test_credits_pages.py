@@ -267,7 +267,7 @@ def test_start_with_a_code(site, client_for):
 @pytest.mark.parametrize(
     ("body", "status", "code"),
     [
-        ({"method": "ideal"}, 400, "method_not_available"),
+        ({"method": "ideal"}, 409, "method_not_available"),
         ({"package": 999999}, 404, "package_not_found"),
         ({"discount_code": "NOPE"}, 404, "code_not_found"),
         ({"package": "abc"}, 400, "invalid"),

@@ -126,9 +126,9 @@ class TestStart:
                 "method_of_another_country",
                 "method_not_available",
                 "This payment method is not available in your country.",
-                400,
+                409,
             ),
-            ("unknown_method", "method_not_available", "This payment method is not available in your country.", 400),
+            ("unknown_method", "method_not_available", "This payment method is not available in your country.", 409),
             (
                 "frozen",
                 "credits_frozen",

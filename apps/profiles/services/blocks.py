@@ -23,12 +23,14 @@ def block_create(*, user, profile_id: int) -> Block:
     if profile is None:
         raise _not_found()
     if profile.user_id == user.pk:
-        raise ApplicationError("block_self", _("You cannot block yourself."))
+        raise ApplicationError("block_self", _("You cannot block yourself."), status_code=409)
     try:
         with transaction.atomic():
             block = Block.objects.create(blocker=user, blocked=profile)
     except IntegrityError:  # unique (blocker, blocked): blocked before, or a double click
-        raise ApplicationError("already_blocked", _("You have already blocked this profile.")) from None
+        raise ApplicationError(
+            "already_blocked", _("You have already blocked this profile."), status_code=409
+        ) from None
     # Open chats between the two close at once on both sides' pages (after commit).
     from apps.chat.events import chat_closed_announce
 
@@ -42,4 +44,4 @@ def block_delete(*, user, profile_id: int) -> None:
         raise _not_found()
     deleted, _rows = Block.objects.filter(blocker=user, blocked_id=profile_id).delete()
     if not deleted:
-        raise ApplicationError("not_blocked", _("You have not blocked this profile."))
+        raise ApplicationError("not_blocked", _("You have not blocked this profile."), status_code=409)

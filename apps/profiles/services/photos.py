@@ -26,7 +26,8 @@ def photo_limit_message(limit: int) -> str:
 
 def _photo_limit_error(limit: int) -> ApplicationError:
     message = photo_limit_message(limit)
-    return ApplicationError("photo_limit", message, extra={"fields": {"photo": [message]}})
+    # Well-formed, but the member has as many photos as they may: a conflict, not bad input.
+    return ApplicationError("photo_limit", message, status_code=409, extra={"fields": {"photo": [message]}})
 
 
 def _not_found() -> ApplicationError:
@@ -93,7 +94,7 @@ def photo_set_main(*, user: User, photo_id) -> Photo:
     profile = _profile_for(user, lock=True)
     photo = _own_photo(profile, photo_id)
     if photo.status == PhotoStatus.REJECTED:
-        raise ApplicationError("photo_rejected", _("A rejected photo cannot be your main photo."))
+        raise ApplicationError("photo_rejected", _("A rejected photo cannot be your main photo."), status_code=409)
     if profile.main_photo_id != photo.pk:
         profile.main_photo = photo
         profile.save(update_fields=["main_photo", "updated"])

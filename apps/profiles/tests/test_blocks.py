@@ -43,10 +43,10 @@ def test_block_then_unblock_through_the_api(site, client_for):
 @pytest.mark.parametrize(
     ("case", "status", "code", "message"),
     [
-        ("self", 400, "block_self", "You cannot block yourself."),
+        ("self", 409, "block_self", "You cannot block yourself."),
         ("unknown", 404, "profile_not_found", "This profile could not be found."),
         ("disabled", 404, "profile_not_found", "This profile could not be found."),
-        ("twice", 400, "already_blocked", "You have already blocked this profile."),
+        ("twice", 409, "already_blocked", "You have already blocked this profile."),
     ],
 )
 def test_block_errors_change_nothing(site, client_for, case, status, code, message):
@@ -76,7 +76,7 @@ def test_blocking_another_sites_profile_is_not_found(two_sites, client_for):
 @pytest.mark.parametrize(
     ("case", "status", "code", "message"),
     [
-        ("not_blocked", 400, "not_blocked", "You have not blocked this profile."),
+        ("not_blocked", 409, "not_blocked", "You have not blocked this profile."),
         ("unknown", 404, "profile_not_found", "This profile could not be found."),
     ],
 )

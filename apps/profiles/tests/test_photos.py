@@ -257,7 +257,7 @@ def test_api_limit_message(site, client_for, anna):
     for _ in range(3):
         assert api_upload(client).status_code == 201
     response = api_upload(client)
-    assert response.status_code == 400
+    assert response.status_code == 409
     assert response.json()["error"]["code"] == "photo_limit"
     assert response.json()["error"]["message"] == FREE_LIMIT
 
