@@ -37,6 +37,8 @@ THUMB_QUALITY = 80
 _JPEG_MAGIC = b"\xff\xd8\xff"
 _PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 _ACCEPTED_FORMATS = {"JPEG": {"JPEG", "MPO"}, "PNG": {"PNG"}, "WEBP": {"WEBP"}}
+# The same, as the content types the API's schema names for a photo field.
+PHOTO_TYPES = "image/jpeg, image/png, image/webp"
 
 # What a malformed file can make Pillow raise while identifying or decoding it.
 _DECODE_ERRORS = (OSError, ValueError, SyntaxError, EOFError, IndexError, struct.error)

@@ -371,6 +371,8 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "apps.common.api.schema.error_answers",
+        # The site's own countries, regions, languages and choices (per host).
+        "apps.profiles.api.schema.site_choices",
     ],
 }
 

@@ -3,16 +3,17 @@ personal info, about me) and /api/signup/photo.php (the photo step)."""
 
 from django.middleware.csrf import get_token
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import OpenApiTypes, extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.accounts.services.signup_steps import PROFILE_STEP_FIELDS, signup_photo_add, signup_profile_update
 from apps.common.api.base import SiteApiView
-from apps.common.api.parsers import SafeJSONParser
+from apps.common.api.fields import StrictBooleanField, StrictCharField
+from apps.common.api.schema import MEMBER_ONLY
 from apps.common.exceptions import ApplicationError
 from apps.profiles.models import Photo, Profile
 from apps.profiles.selectors import photo_count, photo_limit
@@ -42,10 +43,50 @@ def photo_payload(photo: Photo) -> dict:
     }
 
 
-_ProfileOutput = inline_serializer(
-    "SignupProfileOutput",
-    {"profile": serializers.DictField(), "csrf_token": serializers.CharField()},
+_StepProfile = inline_serializer(
+    "SignupStepProfile",
+    {
+        "id": serializers.IntegerField(),
+        "gender": serializers.CharField(),
+        "sexuality": serializers.CharField(),
+        "country": serializers.CharField(),
+        "region": serializers.CharField(),
+        "city": serializers.CharField(),
+        "about_me": serializers.CharField(),
+        "main_photo": serializers.CharField(allow_null=True),
+    },
 )
+_ProfileOutput = inline_serializer(
+    "SignupProfileOutput", {"profile": _StepProfile, "csrf_token": serializers.CharField()}
+)
+_Photo = inline_serializer(
+    "SignupPhoto",
+    {
+        "id": serializers.IntegerField(),
+        "status": serializers.CharField(),
+        "thumb_url": serializers.CharField(),
+        "url": serializers.CharField(),
+        "width": serializers.IntegerField(allow_null=True),
+        "height": serializers.IntegerField(allow_null=True),
+    },
+)
+_PhotoOutput = inline_serializer(
+    "SignupPhotoOutput",
+    {
+        "photo": _Photo,
+        "main": serializers.BooleanField(),
+        "photo_count": serializers.IntegerField(),
+        "photo_limit": serializers.IntegerField(),
+    },
+)
+
+
+def photo_request(*, required: dict | None = None) -> dict:
+    """A multipart body with the file field "photo" (one of PHOTO_TYPES) and `required`'s
+    other fields."""
+    properties = {**(required or {}), "photo": {"type": "string", "format": "binary"}}
+    # The file's content types are added by apps.profiles.api.schema.site_choices.
+    return {"multipart/form-data": {"type": "object", "properties": properties, "required": sorted(properties)}}
 
 
 class SignupProfileApi(SiteApiView):
@@ -56,15 +97,18 @@ class SignupProfileApi(SiteApiView):
     permission_classes = [IsAuthenticated]
 
     class SignupProfileInput(serializers.Serializer):
-        gender = serializers.CharField(required=False, allow_blank=True, allow_null=True, trim_whitespace=False)
-        sexuality = serializers.CharField(required=False, allow_blank=True, allow_null=True, trim_whitespace=False)
-        country = serializers.CharField(required=False, allow_blank=True, allow_null=True, trim_whitespace=False)
-        region = serializers.CharField(required=False, allow_blank=True, allow_null=True, trim_whitespace=False)
-        city = serializers.CharField(required=False, allow_blank=True, allow_null=True, trim_whitespace=False)
-        about_me = serializers.CharField(required=False, allow_blank=True, allow_null=True, trim_whitespace=False)
-        done = serializers.BooleanField(required=False, default=False)
+        # The site's genders, sexualities, countries and regions are their enums
+        # (apps.profiles.api.schema.site_choices); "" clears a field.
+        gender = StrictCharField(required=False, allow_blank=True, trim_whitespace=False)
+        sexuality = StrictCharField(required=False, allow_blank=True, trim_whitespace=False)
+        country = StrictCharField(required=False, allow_blank=True, trim_whitespace=False)
+        region = StrictCharField(required=False, allow_blank=True, trim_whitespace=False)
+        # Their lengths are the service's (translated messages) and the schema's maxLength.
+        city = StrictCharField(required=False, allow_blank=True, trim_whitespace=False)
+        about_me = StrictCharField(required=False, allow_blank=True, trim_whitespace=False)
+        done = StrictBooleanField(required=False, default=False)
 
-    @extend_schema(responses={200: _ProfileOutput}, operation_id="signup_profile_retrieve")
+    @extend_schema(responses={200: _ProfileOutput}, auth=MEMBER_ONLY, operation_id="signup_profile_retrieve")
     def get(self, request: Request) -> Response:
         profile = Profile.objects.select_related("main_photo").filter(user=request.user).first()
         if profile is None:
@@ -98,15 +142,10 @@ class SignupPhotoApi(SiteApiView):
     """POST multipart, file field "photo": add a photo to the member's profile."""
 
     permission_classes = [IsAuthenticated]
-    parser_classes = [MultiPartParser, FormParser, SafeJSONParser]
+    # A file comes only in a multipart body; any other content type is a 415.
+    parser_classes = [MultiPartParser]
 
-    @extend_schema(
-        request={
-            "multipart/form-data": {"type": "object", "properties": {"photo": {"type": "string", "format": "binary"}}}
-        },
-        responses={201: OpenApiTypes.OBJECT},
-        operation_id="signup_photo_create",
-    )
+    @extend_schema(request=photo_request(), responses={201: _PhotoOutput}, operation_id="signup_photo_create")
     def post(self, request: Request) -> Response:
         upload = request.FILES.get("photo")
         if upload is None:

@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -15,7 +15,42 @@ from apps.accounts.services.push import push_subscription_save
 from apps.accounts.services.settings import member_language_set
 from apps.accounts.services.signup import member_resend_confirmation, member_signup
 from apps.common.api.base import SiteApiView
+from apps.common.api.schema import MEMBER_ONLY
 from apps.common.exceptions import ApplicationError
+
+_Profile = inline_serializer(
+    "UserProfile",
+    {
+        "id": serializers.IntegerField(),
+        "name": serializers.CharField(),
+        "status": serializers.CharField(),
+        "gender": serializers.CharField(allow_null=True),
+        "sexuality": serializers.CharField(allow_null=True),
+        "country": serializers.CharField(allow_null=True),
+        "region": serializers.CharField(allow_null=True),
+        "city": serializers.CharField(allow_null=True),
+        "main_image": serializers.DictField(allow_null=True),
+    },
+    allow_null=True,
+)
+_User = inline_serializer(
+    "User",
+    {
+        "id": serializers.IntegerField(),
+        "name": serializers.CharField(),
+        "email": serializers.CharField(),
+        "status": serializers.CharField(),
+        "credits": serializers.IntegerField(),
+        "paid_user": serializers.BooleanField(),
+        "language": serializers.CharField(),
+        "country": serializers.CharField(allow_null=True),
+        "notifications_disabled": serializers.ListField(child=serializers.CharField()),
+        "signup_date": serializers.DateTimeField(),
+        "invisible": serializers.BooleanField(),
+        "profile": _Profile,
+    },
+)
+UserOutput = inline_serializer("UserOutput", {"user": _User})
 
 
 def _authentication_required() -> ApplicationError:
@@ -31,18 +66,19 @@ class UserApi(SiteApiView):
         password = serializers.CharField(max_length=200, allow_blank=True, trim_whitespace=False)
 
     class LanguageInput(serializers.Serializer):
+        # The site's own languages are its enum (apps.profiles.api.schema.site_choices).
         language = serializers.CharField(max_length=5)
 
     class PushInput(serializers.Serializer):
         subscription = serializers.DictField()
 
-    @extend_schema(responses={200: dict}, operation_id="user_retrieve")
+    @extend_schema(responses={200: UserOutput}, auth=MEMBER_ONLY, operation_id="user_retrieve")
     def get(self, request: Request) -> Response:
         if not request.user.is_authenticated:
             raise _authentication_required()
         return Response({"user": user_payload(request.user)})
 
-    @extend_schema(request=LoginInput, responses={200: dict}, operation_id="user_login")
+    @extend_schema(request=LoginInput, responses={200: UserOutput}, operation_id="user_login")
     def post(self, request: Request) -> Response:
         if request.query_params.get("push") == "1":
             if not request.user.is_authenticated:
@@ -54,7 +90,7 @@ class UserApi(SiteApiView):
         user = member_login(request=request._request, email=data["email"], password=data["password"])
         return Response({"user": user_payload(user)})
 
-    @extend_schema(request=LanguageInput, responses={200: dict}, operation_id="user_language")
+    @extend_schema(request=LanguageInput, responses={200: UserOutput}, auth=MEMBER_ONLY, operation_id="user_language")
     def put(self, request: Request) -> Response:
         if not request.user.is_authenticated:
             raise _authentication_required()
@@ -80,7 +116,10 @@ class UserApi(SiteApiView):
 
 
 class LogoutApi(SiteApiView):
-    @extend_schema(responses={200: dict}, operation_id="logout")
+    @extend_schema(
+        responses={200: inline_serializer("LogoutOutput", {"user": serializers.DictField(allow_null=True)})},
+        operation_id="logout",
+    )
     def get(self, request: Request) -> Response:
         member_logout(request=request._request)
         return Response({"user": None})
@@ -97,7 +136,7 @@ class SignupApi(SiteApiView):
         signup_message = serializers.CharField(max_length=5000, allow_blank=True, required=False, default="")
         profile_id = serializers.IntegerField(required=False, allow_null=True, default=None)
 
-    @extend_schema(request=SignupInput, responses={201: dict}, operation_id="signup")
+    @extend_schema(request=SignupInput, responses={201: UserOutput}, operation_id="signup")
     def post(self, request: Request) -> Response:
         serializer = self.SignupInput(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -108,7 +147,11 @@ class SignupApi(SiteApiView):
 class ResendConfirmationApi(SiteApiView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=None, responses={200: dict}, operation_id="signup_resend_confirmation")
+    @extend_schema(
+        request=None,
+        responses={200: inline_serializer("ResendOutput", {"sent": serializers.BooleanField()})},
+        operation_id="signup_resend_confirmation",
+    )
     def post(self, request: Request) -> Response:
         member_resend_confirmation(request=request._request, user=request.user)
         return Response({"sent": True})

@@ -13,9 +13,9 @@
 """
 
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema, inline_serializer
 from rest_framework import serializers
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -32,6 +32,7 @@ from apps.chat.services import (
 )
 from apps.common.api.base import SiteApiView
 from apps.common.api.parsers import SafeJSONParser
+from apps.common.api.schema import MEMBER_ONLY
 from apps.common.exceptions import ApplicationError
 
 
@@ -117,8 +118,42 @@ class ChatReadApi(ChatApiView):
         return Response({"num_unread_messages": 0, "unread_total": unread_total(user=member)})
 
 
+_ADDRESSED = {
+    "conversation": {"type": "integer", "minimum": 1},
+    "client_id": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,64}$"},
+}
+# One of a text (not only spaces; the site's length limit is added per site by
+# apps.profiles.api.schema.site_choices) or a gift as JSON, or a photo as multipart.
+MESSAGE_REQUEST = {
+    "application/json": {
+        "oneOf": [
+            {
+                "type": "object",
+                "properties": {**_ADDRESSED, "text": {"type": "string", "pattern": "\\S"}},
+                "required": ["conversation", "client_id", "text"],
+            },
+            {
+                "type": "object",
+                "properties": {**_ADDRESSED, "gift": {"type": "integer", "minimum": 1}},
+                "required": ["conversation", "client_id", "gift"],
+            },
+        ]
+    },
+    "multipart/form-data": {
+        "type": "object",
+        # A form's fields are text: the conversation's id in digits.
+        "properties": {
+            **_ADDRESSED,
+            "conversation": {"type": "string", "pattern": "^[1-9][0-9]{0,9}$"},
+            "photo": {"type": "string", "format": "binary"},
+        },
+        "required": ["conversation", "client_id", "photo"],
+    },
+}
+
+
 class MessageApi(ChatApiView):
-    parser_classes = [SafeJSONParser, MultiPartParser, FormParser]
+    parser_classes = [SafeJSONParser, MultiPartParser]
 
     class MessageInput(serializers.Serializer):
         conversation = serializers.IntegerField(min_value=1)
@@ -128,7 +163,19 @@ class MessageApi(ChatApiView):
         gift = serializers.IntegerField(min_value=1, required=False)
         photo = serializers.FileField(required=False, allow_empty_file=True)
 
-    @extend_schema(request=MessageInput, responses={201: OpenApiTypes.OBJECT}, operation_id="message_send")
+    @extend_schema(
+        request=MESSAGE_REQUEST,
+        responses={
+            200: inline_serializer(
+                "MessageResent", {"message": serializers.DictField(), "credits": serializers.IntegerField()}
+            ),
+            201: inline_serializer(
+                "MessageSent", {"message": serializers.DictField(), "credits": serializers.IntegerField()}
+            ),
+        },
+        auth=MEMBER_ONLY,
+        operation_id="message_send",
+    )
     def post(self, request: Request) -> Response:
         member = _member(request)
         serializer = self.MessageInput(data=request.data)

@@ -24,12 +24,17 @@ ERROR_SCHEMA = {
     },
 }
 
+# The security of the calls that answer only a logged-in member: the session cookie, with
+# no anonymous alternative (drf-spectacular's default for DRF's session authentication).
+MEMBER_ONLY = [{"cookieAuth": []}]
+
 ERROR_ANSWERS = {
     "400": "The input is not valid; `error.fields` names the fields.",
     "402": "Not enough credits for a paid action.",
     "403": "Not logged in, not allowed, or the CSRF token is missing.",
     "404": "No such object on this site.",
     "405": "This method is not offered here.",
+    "409": "Well-formed, but the state forbids it: yourself, already done, not done, not offered to you.",
     "413": "The request body is too large.",
     "415": "This content type is not accepted.",
     "429": "Too many requests; try again later.",

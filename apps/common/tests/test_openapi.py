@@ -19,9 +19,14 @@ def _schema(site, client_for) -> dict:
 
 def _request_properties(schema: dict, path: str, method: str) -> set[str]:
     content = schema["paths"][path][method]["requestBody"]["content"]
-    body = next(iter(content.values()))["schema"]
-    name = body["$ref"].rsplit("/", 1)[1]
-    return set(schema["components"]["schemas"][name]["properties"])
+    fields: set[str] = set()
+    for media in content.values():
+        body = media["schema"]
+        if "$ref" in body:
+            body = schema["components"]["schemas"][body["$ref"].rsplit("/", 1)[1]]
+        for shape in body.get("oneOf", [body]):
+            fields |= set(shape["properties"])
+    return fields
 
 
 @pytest.mark.parametrize(

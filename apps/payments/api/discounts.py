@@ -3,12 +3,13 @@ member's active discount (time bonus, else welcome discount); GET /api/timebonus
 the member's time bonus (spec §4, §9). Members only."""
 
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.common.api.base import SiteApiView
+from apps.common.api.schema import MEMBER_ONLY
 from apps.common.exceptions import ApplicationError
 from apps.payments.discounts import (
     active_discount,
@@ -18,6 +19,7 @@ from apps.payments.discounts import (
     time_bonus,
     time_bonus_payload,
 )
+from apps.payments.methods import PAYMENT_METHODS
 from apps.payments.selectors import package_offered, payment_country
 
 
@@ -31,17 +33,30 @@ class DiscountCodeApi(SiteApiView):
     class DiscountCodeQuery(serializers.Serializer):
         code = serializers.CharField(required=False, allow_blank=True, max_length=100, trim_whitespace=True)
         package = serializers.IntegerField(required=False, min_value=1)
-        method = serializers.CharField(required=False, allow_blank=True, max_length=30)
+        method = serializers.ChoiceField(choices=sorted(PAYMENT_METHODS), required=False)
         welcome = serializers.BooleanField(required=False, default=False)
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("code", str, description="The code the member typed (any case)."),
-            OpenApiParameter("package", int, description="Credit package id: checks the minimum order value."),
-            OpenApiParameter("method", str, description="Payment method: checks the code's payment methods."),
+            OpenApiParameter(
+                "code", {"type": "string", "maxLength": 100}, description="The code the member typed (any case)."
+            ),
+            OpenApiParameter(
+                "package",
+                {"type": "integer", "minimum": 1},
+                description="Credit package id: checks the minimum order value.",
+            ),
+            OpenApiParameter(
+                "method",
+                {"type": "string", "enum": sorted(PAYMENT_METHODS)},
+                description="Payment method: checks the code's payment methods.",
+            ),
             OpenApiParameter("welcome", bool, description="true: the member's active (welcome) discount."),
         ],
-        responses={200: OpenApiTypes.OBJECT},
+        responses={
+            200: inline_serializer("DiscountCodeOutput", {"discount_code": serializers.DictField(allow_null=True)})
+        },
+        auth=MEMBER_ONLY,
         operation_id="discountcode_retrieve",
     )
     def get(self, request: Request) -> Response:
@@ -77,6 +92,10 @@ class DiscountCodeApi(SiteApiView):
 
 
 class TimeBonusApi(SiteApiView):
-    @extend_schema(responses={200: OpenApiTypes.OBJECT}, operation_id="timebonus_retrieve")
+    @extend_schema(
+        responses={200: inline_serializer("TimeBonusOutput", {"time_bonus": serializers.DictField(allow_null=True)})},
+        auth=MEMBER_ONLY,
+        operation_id="timebonus_retrieve",
+    )
     def get(self, request: Request) -> Response:
         return Response({"time_bonus": time_bonus_payload(time_bonus(_member(request)))})

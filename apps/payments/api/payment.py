@@ -13,14 +13,16 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
-from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.common.api.base import SiteApiView
+from apps.common.api.schema import MEMBER_ONLY
 from apps.common.exceptions import ApplicationError
 from apps.payments.gateways.base import GatewayError
+from apps.payments.methods import PAYMENT_METHODS
 from apps.payments.models import FINAL_STATUSES, Payment
 from apps.payments.services import payment_payload, payment_start, payment_sync
 
@@ -92,12 +94,21 @@ def _member(request: Request):
 class PaymentApi(SiteApiView):
     class PaymentStartInput(serializers.Serializer):
         package = serializers.IntegerField(min_value=1)
-        method = serializers.CharField(max_length=30)
+        # Every method there is; one not offered in the member's country is a 409.
+        method = serializers.ChoiceField(choices=sorted(PAYMENT_METHODS))
         discount_code = serializers.CharField(max_length=40, required=False, allow_blank=True, default="")
 
     @extend_schema(
-        parameters=[OpenApiParameter("id", str, required=True, description="The payment's public id")],
-        responses={200: OpenApiTypes.OBJECT},
+        parameters=[
+            OpenApiParameter(
+                "id",
+                {"type": "string", "minLength": 1, "maxLength": 24},
+                required=True,
+                description="The payment's public id",
+            )
+        ],
+        responses={200: inline_serializer("PaymentOutput", {"payment": serializers.DictField()})},
+        auth=MEMBER_ONLY,
         operation_id="payment_retrieve",
     )
     def get(self, request: Request) -> Response:
@@ -108,7 +119,16 @@ class PaymentApi(SiteApiView):
         payment = payment_refresh(payment=payment)
         return Response({"payment": payment_response(payment)})
 
-    @extend_schema(request=PaymentStartInput, responses={201: OpenApiTypes.OBJECT}, operation_id="payment_create")
+    @extend_schema(
+        request=PaymentStartInput,
+        responses={
+            201: inline_serializer(
+                "PaymentStartOutput", {"payment": serializers.DictField(), "checkout_url": serializers.CharField()}
+            )
+        },
+        auth=MEMBER_ONLY,
+        operation_id="payment_create",
+    )
     def post(self, request: Request) -> Response:
         user = _member(request)
         serializer = self.PaymentStartInput(data=request.data)

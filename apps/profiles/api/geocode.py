@@ -30,7 +30,10 @@ class GeocodeApi(SiteApiView):
     )
 
     @extend_schema(
-        parameters=[OpenApiParameter("lat", float, required=True), OpenApiParameter("lon", float, required=True)],
+        parameters=[
+            OpenApiParameter("lat", {"type": "number", "minimum": -90, "maximum": 90}, required=True),
+            OpenApiParameter("lon", {"type": "number", "minimum": -180, "maximum": 180}, required=True),
+        ],
         responses={200: Output},
         operation_id="geocode_retrieve",
     )

@@ -3,9 +3,9 @@ cacheable), the member's own photos and the dismissible alerts."""
 
 from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema, inline_serializer
 from rest_framework import serializers
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -109,27 +109,68 @@ def _photos_answer(request: Request, *, status: int = 200, **extra) -> Response:
     )
 
 
+_OwnPhotos = inline_serializer(
+    "OwnPhoto",
+    {
+        "id": serializers.IntegerField(),
+        "status": serializers.CharField(),
+        "status_label": serializers.CharField(),
+        "rejection_reason": serializers.CharField(),
+        "rejection_reason_label": serializers.CharField(),
+        "main": serializers.BooleanField(),
+        "thumb_url": serializers.CharField(),
+        "url": serializers.CharField(),
+        "width": serializers.IntegerField(allow_null=True),
+        "height": serializers.IntegerField(allow_null=True),
+    },
+    many=True,
+)
+PhotosOutput = inline_serializer(
+    "PhotosOutput",
+    {
+        "photos": _OwnPhotos,
+        "main_photo": serializers.IntegerField(allow_null=True),
+        "photo_count": serializers.IntegerField(),
+        "photo_limit": serializers.IntegerField(),
+        "photo": serializers.IntegerField(required=False),
+        "message": serializers.CharField(required=False),
+    },
+)
+
+
 class PhotosApi(SiteApiView):
     """The member's own photos. GET: the list. POST multipart "photo": upload.
     POST ?main=<id>: make it the main photo. DELETE {"photo": id}: delete it. Another
     member's photo is 404."""
 
     permission_classes = [IsAuthenticated]
-    parser_classes = [MultiPartParser, FormParser, SafeJSONParser]
+    # Uploads are multipart; the delete's {"photo": id} is JSON.
+    parser_classes = [MultiPartParser, SafeJSONParser]
 
     class PhotoDeleteInput(serializers.Serializer):
-        photo = serializers.IntegerField()
+        photo = serializers.IntegerField(min_value=1)
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT}, operation_id="photos_list")
+    @extend_schema(responses={200: PhotosOutput}, operation_id="photos_list")
     def get(self, request: Request) -> Response:
         return _photos_answer(request)
 
     @extend_schema(
-        parameters=[OpenApiParameter("main", int, required=False)],
+        parameters=[
+            OpenApiParameter(
+                "main",
+                {"type": "integer", "minimum": 1},
+                required=False,
+                description="Make this photo the main one; the body is then not read.",
+            )
+        ],
         request={
-            "multipart/form-data": {"type": "object", "properties": {"photo": {"type": "string", "format": "binary"}}}
+            "multipart/form-data": {
+                "type": "object",
+                "properties": {"photo": {"type": "string", "format": "binary"}},
+                "required": ["photo"],
+            }
         },
-        responses={200: OpenApiTypes.OBJECT, 201: OpenApiTypes.OBJECT},
+        responses={200: PhotosOutput, 201: PhotosOutput},
         operation_id="photos_create",
     )
     def post(self, request: Request) -> Response:
@@ -140,7 +181,7 @@ class PhotosApi(SiteApiView):
         photo = photo_upload(site=site, user=request.user, upload=request.FILES.get("photo"))
         return _photos_answer(request, status=201, photo=photo.pk)
 
-    @extend_schema(request=PhotoDeleteInput, responses={200: OpenApiTypes.OBJECT}, operation_id="photos_delete")
+    @extend_schema(request=PhotoDeleteInput, responses={200: PhotosOutput}, operation_id="photos_delete")
     def delete(self, request: Request) -> Response:
         serializer = self.PhotoDeleteInput(data=request.data if isinstance(request.data, dict) else {})
         serializer.is_valid(raise_exception=True)
