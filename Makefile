@@ -10,12 +10,12 @@ MO := $(LOCALES:.po=.mo)
 # The long API fuzz run: many generated requests per operation, site and visitor/member.
 FUZZ_EXAMPLES ?= 300
 
-.PHONY: run test screenshots bench fuzz soak lint typecheck vitest pytest assets messages makemessages chromium clean
+.PHONY: run test screenshots bench fuzz soak lint typecheck vitest pytest assets messages makemessages chromium caddy clean
 
 run: $(VENV)/.installed node_modules/.installed assets messages
 	$(STACK) run
 
-test: $(VENV)/.installed node_modules/.installed assets messages chromium
+test: $(VENV)/.installed node_modules/.installed assets messages chromium caddy
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	npm run --silent typecheck
@@ -72,6 +72,21 @@ chromium:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else \
 		echo "The browser tests need Debian's Chromium: run  sudo apt-get install chromium  and then make test again."; \
+		exit 1; \
+	fi
+
+# The HTTPS test (tests/test_tls.py) runs Debian's Caddy in front of the test server; root
+# installs it, anyone else is told how. The package's own service is not left running.
+caddy:
+	@if command -v caddy >/dev/null; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+		echo "Installing Debian's caddy for the HTTPS test"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq caddy >/dev/null; \
+		if command -v systemctl >/dev/null && systemctl is-active --quiet caddy 2>/dev/null; then \
+			systemctl disable --now caddy >/dev/null 2>&1 || true; \
+		fi; \
+	else \
+		echo "The HTTPS test needs Debian's Caddy: run  sudo apt-get install caddy  and then make test again."; \
 		exit 1; \
 	fi
 
