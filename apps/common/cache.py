@@ -163,3 +163,26 @@ def volatile_delete_many(keys: list[str]) -> None:
         caches[volatile_alias()].delete_many(keys)
     except CACHE_ERRORS as exc:
         volatile_failed(exc)
+
+
+def volatile_get(key: str, default=None):
+    """`cache.get` on the evictable cache, failing open: `default` without the cache."""
+    if not volatile_available():
+        return default
+    try:
+        value = caches[volatile_alias()].get(key, default)
+    except CACHE_ERRORS as exc:
+        volatile_failed(exc)
+        return default
+    volatile_answered()
+    return value
+
+
+def volatile_set(key: str, value, timeout: float) -> None:
+    """`cache.set` on the evictable cache; a cache that is away keeps nothing."""
+    if not volatile_available():
+        return
+    try:
+        caches[volatile_alias()].set(key, value, timeout)
+    except CACHE_ERRORS as exc:
+        volatile_failed(exc)

@@ -13,7 +13,6 @@ import json
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 
-from django.core.cache import cache
 from django.db.models import Q, QuerySet
 from django.http import QueryDict
 from django.utils import timezone
@@ -21,6 +20,7 @@ from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
 from apps.accounts.tracking import has_tracking_network
+from apps.common.cache import volatile_get, volatile_get_or_set, volatile_set
 from apps.common.exceptions import ApplicationError
 from apps.profiles.cards import CARD_FIELDS, profile_card
 from apps.profiles.models import (
@@ -394,7 +394,7 @@ def _count(filters: SearchFilters, hidden: Q | None) -> int:
     def visible() -> QuerySet[Profile]:
         return profiles_visible_to(None).filter(filters_q(filters))
 
-    total = cache.get_or_set(f"search-count:{filters.key()}", lambda: visible().count(), COUNT_TTL)
+    total = volatile_get_or_set(f"search-count:{filters.key()}", lambda: visible().count(), COUNT_TTL)
     if hidden is not None:
         total -= visible().filter(hidden).count()
     return max(total, 0)
@@ -440,7 +440,7 @@ def search_run(*, site: Site, viewer, search: SearchRequest) -> SearchResult:
     matches = _listed(_visible(filters_q(filters), hidden))
     cursor = search.cursor
     if cursor is None and search.page > 1:
-        cached = cache.get(_cursor_cache_key(filters, viewer, search.page))
+        cached = volatile_get(_cursor_cache_key(filters, viewer, search.page))
         if cached:
             cursor = _decode_cursor(cached)
     if cursor is not None:
@@ -455,7 +455,7 @@ def search_run(*, site: Site, viewer, search: SearchRequest) -> SearchResult:
     next_cursor = _encode_cursor(results[-1].created, results[-1].pk) if has_more else None
     if next_cursor and search.cursor is None:
         # Only pages the server placed itself: a client's cursor may not match its page.
-        cache.set(_cursor_cache_key(filters, viewer, search.page + 1), next_cursor, CURSOR_TTL)
+        volatile_set(_cursor_cache_key(filters, viewer, search.page + 1), next_cursor, CURSOR_TTL)
     own = own_profile(viewer)
 
     def count(counted: SearchFilters) -> int:
@@ -502,10 +502,10 @@ def search_page(*, site: Site, viewer, search: SearchRequest) -> dict:
         search.niche_genders, timezone.localdate().isoformat(),
     ])  # fmt: skip
     key = "search-page:" + hashlib.sha1(raw.encode(), usedforsecurity=False).hexdigest()
-    payload = cache.get(key)
+    payload = volatile_get(key)
     if payload is None:
         payload = search_payload(search_run(site=site, viewer=viewer, search=search))
-        cache.set(key, payload, VISITOR_PAGE_TTL)
+        volatile_set(key, payload, VISITOR_PAGE_TTL)
     return payload
 
 

@@ -311,14 +311,16 @@ class TestPagination:
         assert client.get(URL, {"page": 2}).json()["results"] == pages[1]["results"]
 
     def test_a_page_without_a_cached_cursor_uses_an_offset(self, site, member):
-        from django.core.cache import cache
+        from django.core.cache import caches
+
+        from apps.common.cache import volatile_alias
 
         client, _ = member
         with on_site(site):
             for _ in range(26):
                 make_profile()
         first = client.get(URL).json()
-        cache.clear()
+        caches[volatile_alias()].clear()
         second = client.get(URL, {"page": 2}).json()
         assert len(second["results"]) == 2
         assert not {card["id"] for card in second["results"]} & {card["id"] for card in first["results"]}
@@ -383,6 +385,34 @@ class TestCount:
         assert len(body["results"]) == 2
         assert body["num_results"] == 1  # cached for 60 s
         assert client.get(URL, {"min_age": 20}).json()["num_results"] == 2  # other filters
+
+    def test_search_keys_made_of_request_data_live_in_the_evictable_cache(self, site, member, settings):
+        """Filters, pages and cursors come from the request: their entries go to the cache
+        that evicts (CACHE_URL), never to the broker's Redis, and search fails open."""
+        from django.core.cache import caches
+
+        from apps.common.cache import VOLATILE, volatile_reset
+
+        assert VOLATILE in settings.CACHES
+        client, _ = member
+        with on_site(site):
+            for _ in range(25):
+                make_profile()
+        for min_age in (18, 19, 20):
+            client.get(URL, {"min_age": min_age})
+        default = caches["default"]._cache.get_client(write=False)
+        volatile = caches[VOLATILE]._cache.get_client(write=False)
+        assert not [key for key in default.scan_iter(match="*search-*")]
+        assert len([key for key in volatile.scan_iter(match="*search-count*")]) == 3
+        settings.CACHES = {
+            **settings.CACHES,
+            VOLATILE: {**settings.CACHES[VOLATILE], "LOCATION": "redis://127.0.0.1:1/0"},
+        }
+        try:
+            body = client.get(URL, {"min_age": 21}).json()
+            assert len(body["results"]) == 24 and body["num_results"] == 25
+        finally:
+            volatile_reset()
 
     def test_the_cached_count_leaves_out_what_this_member_may_not_see(self, site, client_for):
         set_site(site, logged_out_search=True)
