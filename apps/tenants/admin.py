@@ -7,6 +7,7 @@ from django.utils.translation import gettext_lazy as _
 
 from apps.payments.gateways.base import sandbox_allowed
 from apps.payments.methods import PAYMENT_METHODS
+from apps.tenants import tls
 from apps.tenants.constants import PROFILE_FIELDS, SEARCHABLE_PROFILE_FIELDS
 from apps.tenants.models import (
     Company,
@@ -27,6 +28,14 @@ class DomainInline(admin.TabularInline):
     model = Domain
     extra = 1
     min_num = 1
+    fields = ("domain", "is_primary", "https")
+    readonly_fields = ("https",)
+
+    @admin.display(description=_("HTTPS"))
+    def https(self, obj: Domain) -> str:
+        """Whether the proxy got the domain's certificate (apps.tenants.tls)."""
+        state = tls.https_state(obj)
+        return format_html('<span data-testid="domain-https">{}</span>', state) if state else ""
 
 
 class MinimumMessageCostInline(admin.TabularInline):
@@ -148,7 +157,7 @@ class SiteAdminForm(forms.ModelForm):
 @admin.register(Site)
 class SiteAdmin(admin.ModelAdmin):
     form = SiteAdminForm
-    list_display = ("name", "niche", "primary_domain", "languages", "payments", "is_active", "created")
+    list_display = ("name", "niche", "primary_domain", "https", "languages", "payments", "is_active", "created")
     list_filter = ("niche", "is_active")
     search_fields = ("name", "domains__domain", "schema_name")
     inlines = [DomainInline, MinimumMessageCostInline, GiftInline]
@@ -325,6 +334,10 @@ class SiteAdmin(admin.ModelAdmin):
     @admin.display(description=_("domain"))
     def primary_domain(self, obj: Site) -> str:
         return next((d.domain for d in obj.domains.all() if d.is_primary), "")
+
+    @admin.display(description=_("HTTPS"))
+    def https(self, obj: Site) -> str:
+        return format_html('<span data-testid="site-https">{}</span>', tls.https_summary(obj.domains.all()))
 
 
 @admin.register(Company)

@@ -122,3 +122,30 @@ class HttpsSeenMiddleware:
                 # meets the database's trouble, if any, where it is answered properly.
                 logger.warning("last seen over HTTPS not recorded for %s", name, exc_info=True)
         return self.get_response(request)
+
+
+def https_state(domain: Domain) -> str:
+    """A domain's HTTPS state as the site admin says it."""
+    if domain.pk is None:
+        return ""
+    if domain.last_seen_https is not None:
+        return _("Certificate issued; last seen over HTTPS %(when)s") % {"when": _moment(domain.last_seen_https)}
+    if domain.certificate_requested is not None:
+        return _("Certificate requested %(when)s; not seen over HTTPS yet") % {
+            "when": _moment(domain.certificate_requested)
+        }
+    return _("No certificate yet: the first HTTPS request to this domain gets one")
+
+
+def https_summary(domains) -> str:
+    """The site list's column: every domain seen over HTTPS, or which are not yet."""
+    waiting = [domain.domain for domain in domains if domain.last_seen_https is None]
+    if not waiting:
+        return _("Certificates issued for every domain")
+    return _("Not seen over HTTPS yet: %(domains)s") % {"domains": ", ".join(sorted(waiting))}
+
+
+def _moment(value) -> str:
+    from django.utils.formats import date_format
+
+    return date_format(timezone.localtime(value), "DATETIME_FORMAT")

@@ -27,6 +27,8 @@ DEBUG = env.bool("DJANGO_DEBUG", default=False)
 # Hosts are checked against the sites' domains by the site middleware; an unknown
 # host gets the 404 page from there instead of a DisallowedHost error.
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["*"])
+# The platform's own name, on the operators' admin (each site has its own name).
+PRODUCT_NAME = env("PRODUCT_NAME", default="Dating platform")
 
 # --- Tenancy -------------------------------------------------------------------
 SHARED_APPS = [

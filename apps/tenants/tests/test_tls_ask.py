@@ -194,3 +194,29 @@ def test_a_request_over_https_records_the_domain_as_seen(settings, gay_site):
     assert not [q for q in queries.captured_queries if q["sql"].startswith('UPDATE "tenants_domain"')]
     # An unknown host over HTTPS is answered before and records nothing.
     assert Client(HTTP_HOST="nobody.example").get("/", HTTP_X_FORWARDED_PROTO="https").status_code == 404
+
+
+def test_the_site_admin_shows_each_domains_https_state(gay_site):
+    from django.urls import reverse
+
+    from tests.staff import staff_client, staff_member
+
+    Domain.objects.create(domain="new.gay.localhost", tenant=gay_site, is_primary=False)
+    Domain.objects.create(domain="asked.gay.localhost", tenant=gay_site, is_primary=False)
+    assert ask("asked.gay.localhost").status_code == 200
+    tls.domain_mark("gay.localhost", "last_seen_https")
+    client = staff_client(staff_member("operators"))
+
+    page = client.get(reverse("admin:tenants_site_change", args=[gay_site.pk], urlconf="config.urls_public"))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "Certificate issued; last seen over HTTPS" in html
+    assert "Certificate requested" in html and "not seen over HTTPS yet" in html
+    assert "No certificate yet: the first HTTPS request to this domain gets one" in html
+    assert 'name="domains-0-last_seen_https"' not in html  # shown, never edited
+
+    listing = client.get(reverse("admin:tenants_site_changelist", urlconf="config.urls_public")).content.decode()
+    assert "Not seen over HTTPS yet: asked.gay.localhost, new.gay.localhost" in listing
+    Domain.objects.filter(tenant=gay_site).update(last_seen_https=timezone.now())
+    listing = client.get(reverse("admin:tenants_site_changelist", urlconf="config.urls_public")).content.decode()
+    assert "Certificates issued for every domain" in listing
