@@ -76,20 +76,7 @@ export function Chat({ Conversation, ...props }: ChatIslandProps) {
       </aside>
       <div className="chat-main">
         {view === "conversation" && history && Conversation ? (
-          <Conversation
-            key={history.conversation.id}
-            strings={strings}
-            urls={urls}
-            history={history}
-            credits={props.credits}
-            messageLength={props.messageLength}
-            costs={props.costs}
-            costLabels={props.costLabels}
-            openers={props.openers}
-            openGifts={props.openGifts}
-            locale={props.locale}
-            onBack={showList}
-          />
+          <Conversation key={history.conversation.id} {...props} history={history} onBack={showList} />
         ) : (
           <div className="chat-placeholder d-flex align-items-center justify-content-center text-body-secondary" data-testid="chat-placeholder">
             {strings.selectChat}

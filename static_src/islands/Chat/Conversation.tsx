@@ -1,63 +1,39 @@
 /**
  * One conversation (spec §2 chat screen, §4, §8): the in-chat top bar (the other profile,
- * back to the list, the coins badge), the messages (text shown as text, never HTML; photos;
- * gifts; delivered and read ticks), the typing indicator, and the footer (text with the
- * site's length, a photo, a gift). The icebreaker modal offers openers for an empty
- * conversation. Not enough credits (402) and premium only (403) show their alerts and
- * keep the text in the input. The icebreaker and gift dialogs are a module of their own
- * (ConversationDialogs.tsx), imported on first need: at once for an empty conversation,
- * else when the pointer or the focus reaches the gift button (at the latest on its click).
+ * back to the list, the coins badge), the messages, the typing indicator, and the footer
+ * (text with the site's length, a photo, a gift). The icebreaker modal offers openers for an
+ * empty conversation. Not enough credits (402) and premium only (403) show their alerts and
+ * keep the text in the input.
  *
- * Sending: each message gets a client_id and goes through an outbox; offline it waits and
- * is sent when the connection returns, with the same client_id, so it is stored once.
- * Live: lib/realtime.ts events; while the socket is down the history is polled. The live
- * connection's module is imported after the first render (lib/realtimeLater.ts); until it is
- * there the conversation counts as "connecting" (no polling), and messages sent meanwhile go
- * through the outbox as ever.
+ * Conversation is the view; what it shows comes from hooks of their own, one concern each
+ * (docs/decisions.md, "The conversation as hooks"): useConversationTransport (the messages:
+ * history, live events, polling, the outbox), useReadMarks, useTyping, useDraft,
+ * useScrollPinning and useAnnouncement (the live region). Its top bar (Header) and a
+ * message's bubble (Bubble) are small components here. The icebreaker and gift dialogs are a module
+ * of their own (ConversationDialogs.tsx), imported on first need: at once for an empty
+ * conversation, else when the pointer or the focus reaches the gift button (at the latest on
+ * its click).
  */
-import {
-  useCallback,
-  useEffect,
-  useLayoutEffect,
-  useRef,
-  useState,
-  type FormEvent,
-  type KeyboardEvent,
-} from "react";
+import type { FormEvent, KeyboardEvent } from "react";
 
-import { memberActive, onActive } from "../../lib/activity";
-import { ApiError, get, post } from "../../lib/api";
+import { ApiError } from "../../lib/api";
 import { GiftPicture } from "../../lib/gifts";
-import { PUSH_MESSAGE_EVENT } from "../../lib/push";
-import { createOutbox, newClientId, type Outbox, type OutboxItem, type SendResult } from "../../lib/outbox";
-import type { Realtime, RealtimeEvent, RealtimeStatus } from "../../lib/realtime";
+import { newClientId } from "../../lib/outbox";
 import { useRealtime } from "../../lib/realtimeLater";
-import { reloadChatsSoon, removeChat } from "../../lib/chats";
 import { appStore, useStore, type AppState } from "../../lib/store";
 import { Avatar } from "./ChatList";
-import { applyMarks, fill, markState, mergeMessages, messageTime, replaceHistory, tickState, withId, type Marks } from "./format";
-import {
-  API,
-  type ChatProfile,
-  type ChatProps,
-  type Gift,
-  type History,
-  type MessageData,
-  type ShownMessage,
-} from "./types";
+import { fill, messageTime, tickState, withId } from "./format";
+import { useCallback, useEffect, useRef, useState } from "./react";
+import { API, type ChatProfile, type ChatProps, type Gift, type History, type ShownMessage } from "./types";
+import { useAnnouncement } from "./useAnnouncement";
+import { useConversationTransport, type SendItem } from "./useConversationTransport";
+import { useDraft } from "./useDraft";
+import { useReadMarks } from "./useReadMarks";
+import { useScrollPinning } from "./useScrollPinning";
+import { useTyping } from "./useTyping";
 
-/** While the socket is down, the open conversation's history is fetched this often. */
-export const HISTORY_POLL_MS = 7_000;
-/** Queued messages are tried again this often, whatever the socket does. */
-export const OUTBOX_RETRY_MS = 15_000;
-export const TYPING_SEND_MS = 2_000;
-export const TYPING_SHOW_MS = 5_000;
 /** The counter shows from this share of the maximum length. */
 export const COUNTER_FROM = 0.8;
-/** Within this distance of the end the member counts as reading the newest message. */
-const PINNED_SLACK_PX = 48;
-
-const DRAFT_KEY = "chat-draft-";
 
 type Dialogs = typeof import("./ConversationDialogs");
 let dialogsImport: Promise<Dialogs> | null = null;
@@ -84,85 +60,10 @@ function useDialogs(needed: boolean): Dialogs | null {
   return dialogs;
 }
 
-type Alert = { kind: "credits" | "premium" | "error"; message: string } | null;
-
-interface SendItem extends OutboxItem {
-  kind: "text" | "photo" | "gift";
-  text?: string;
-  gift?: number;
-  photo?: File;
-}
-
 const selectCredits = (state: AppState) => {
   const credits = state.user?.credits;
   return typeof credits === "number" ? credits : null;
 };
-
-function draftLoad(id: number): string {
-  try {
-    return sessionStorage.getItem(DRAFT_KEY + id) ?? "";
-  } catch {
-    return "";
-  }
-}
-
-function draftSave(id: number, text: string): void {
-  try {
-    if (text) sessionStorage.setItem(DRAFT_KEY + id, text);
-    else sessionStorage.removeItem(DRAFT_KEY + id);
-  } catch {
-    // Private mode: the draft lives as long as the page.
-  }
-}
-
-function setStoreCredits(credits: unknown): void {
-  if (typeof credits !== "number") return;
-  appStore.set((state) => (state.user && state.user.credits !== credits ? { user: { ...state.user, credits } } : {}));
-}
-
-/** The list's unread count of this conversation becomes 0 (and the top-bar total follows). */
-function storeMarkRead(conversation: number, unreadTotal?: unknown): void {
-  appStore.set((state) => {
-    const chats = state.chats;
-    const chat = chats?.find((c) => c.conversation === conversation);
-    const out: Partial<AppState> = {};
-    if (chats && chat && chat.num_unread_messages) {
-      out.chats = chats.map((c) => (c.conversation === conversation ? { ...c, num_unread_messages: 0 } : c));
-    }
-    const total =
-      typeof unreadTotal === "number"
-        ? unreadTotal
-        : Math.max(0, state.totals.unreadMessages - (chat?.num_unread_messages ?? 0));
-    if (total !== state.totals.unreadMessages) out.totals = { ...state.totals, unreadMessages: total };
-    return out;
-  });
-}
-
-/** POST /api/chat-read.php: the conversation is read (without the socket); the store follows. */
-function postRead(conversation: number): void {
-  post<{ unread_total?: number }>(API.read, { conversation }, { retries: 0 }).then(
-    (data) => storeMarkRead(conversation, data?.unread_total),
-    () => {},
-  );
-}
-
-/** The connection's status; "connecting" while its module is being imported (undefined). */
-const statusOf = (realtime: Realtime | null | undefined): RealtimeStatus =>
-  realtime === undefined ? "connecting" : (realtime?.status ?? "down");
-
-function useRealtimeStatus(realtime: Realtime | null | undefined): RealtimeStatus {
-  const [status, setStatus] = useState(() => statusOf(realtime));
-  useEffect(() => {
-    setStatus(statusOf(realtime));
-    return realtime?.onStatus(setStatus);
-  }, [realtime]);
-  return status;
-}
-
-function isOffline(err: unknown): boolean {
-  if (typeof navigator !== "undefined" && navigator.onLine === false) return true;
-  return err instanceof ApiError && (err.status === 0 || err.status >= 500);
-}
 
 function Ticks({ message, strings }: { message: ShownMessage; strings: Record<string, string> }) {
   const state = tickState(message);
@@ -233,18 +134,70 @@ function Bubble({ message, strings, locale }: { message: ShownMessage; strings: 
   );
 }
 
-/** The newest id of the other's messages (0 without any). */
-function newestIncoming(messages: MessageData[]): number {
-  return messages.reduce((max, message) => (!message.mine && message.id > max ? message.id : max), 0);
+interface HeaderProps extends Pick<ConversationProps, "credits" | "strings" | "urls" | "onBack"> {
+  profile: ChatProfile;
+  /** The other is typing (the line under the name says it). */
+  typing: boolean;
 }
 
-/** What a screen reader says for an incoming message: its text, else "Photo" or the gift. */
-function spokenText(message: ShownMessage, strings: Record<string, string>): string {
-  if (message.text) return message.text;
-  if (message.kind === "photo") return strings.photo ?? "";
-  if (message.kind === "gift") return message.gift?.name ?? "";
-  return "";
+/** The top bar: back to the list, the other profile (photo, name, and "… is typing" or
+ * "fictional"), and the coins badge linking to the credits (the store's count, kept current by
+ * the answers and the live events, else the page's). */
+function Header({ profile, typing, credits: pageCredits, strings, urls, onBack }: HeaderProps) {
+  const credits = useStore(appStore, selectCredits) ?? pageCredits;
+  const profileUrl = withId(urls.profile, profile.id);
+  return (
+    <header className="chat-header d-flex align-items-center gap-2 px-2 py-2">
+      <a
+        className="btn btn-link chat-back px-2"
+        href={urls.chats}
+        aria-label={strings.back}
+        title={strings.back}
+        data-testid="chat-back"
+        onClick={(event) => {
+          if (!onBack || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+          event.preventDefault();
+          onBack();
+        }}
+      >
+        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="20" height="20" fill="currentColor" aria-hidden="true">
+          <path fillRule="evenodd" d="M11.354 1.646a.5.5 0 0 1 0 .708L5.707 8l5.647 5.646a.5.5 0 0 1-.708.708l-6-6a.5.5 0 0 1 0-.708l6-6a.5.5 0 0 1 .708 0" />
+        </svg>
+      </a>
+      <a className="chat-header-profile d-flex align-items-center gap-2 text-reset text-decoration-none flex-grow-1 min-w-0" href={profileUrl} title={strings.viewProfile}>
+        <Avatar src={profile.main_image?.thumb_filename} size={40} />
+        <span className="min-w-0">
+          <span className="chat-header-name d-block text-truncate fw-semibold" data-testid="chat-header-name">
+            {profile.name}
+          </span>
+          {typing ? (
+            <span className="chat-header-sub d-block small text-primary" aria-hidden="true" data-testid="chat-typing">
+              {fill(strings.typing, { name: profile.name })}
+            </span>
+          ) : (
+            profile.is_fictional && <span className="chat-header-sub d-block small text-body-secondary">{strings.fictional}</span>
+          )}
+        </span>
+      </a>
+      <a
+        className={`chat-coins badge rounded-pill ${credits <= 0 ? "text-bg-danger" : "text-bg-light"}`}
+        href={urls.credits}
+        title={strings.credits}
+        aria-label={`${strings.credits}: ${credits}`}
+        data-testid="chat-credits"
+      >
+        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="14" height="14" fill="currentColor" aria-hidden="true" className="me-1">
+          <path d="M5.5 9.511c.076.954.83 1.697 2.182 1.785V12h.6v-.709c1.4-.098 2.218-.846 2.218-1.932 0-.987-.626-1.496-1.745-1.76l-.473-.112V5.57c.6.068.982.396 1.074.85h1.052c-.076-.919-.864-1.638-2.126-1.716V4h-.6v.719c-1.195.117-2.01.836-2.01 1.853 0 .9.606 1.472 1.613 1.707l.397.098v2.034c-.615-.093-1.022-.43-1.114-.9zm2.177-2.166c-.59-.137-.91-.416-.91-.836 0-.47.345-.822.915-.925v1.76h-.005zm.692 1.193c.717.166 1.048.435 1.048.91 0 .542-.412.914-1.135.982V8.518z" />
+          <path d="M8 15A7 7 0 1 1 8 1a7 7 0 0 1 0 14m0 1A8 8 0 1 0 8 0a8 8 0 0 0 0 16" />
+          <path d="M8 13.5a5.5 5.5 0 1 1 0-11 5.5 5.5 0 0 1 0 11m0 .5A6 6 0 1 0 8 2a6 6 0 0 0 0 12" />
+        </svg>
+        <span data-testid="chat-credits-count">{credits}</span>
+      </a>
+    </header>
+  );
 }
+
+type Alert = { kind: "credits" | "premium" | "error"; message: string } | null;
 
 export interface ConversationProps extends Omit<ChatProps, "view" | "chats" | "history"> {
   history: History;
@@ -257,292 +210,43 @@ export function Conversation(props: ConversationProps) {
   const conversationId = props.history.conversation.id;
   const profile: ChatProfile = props.history.conversation.profile;
   const realtime = useRealtime();
-  const status = useRealtimeStatus(realtime);
-  const storeCredits = useStore(appStore, selectCredits);
-  const credits = storeCredits ?? props.credits;
 
-  const [messages, setMessages] = useState<ShownMessage[]>(() => mergeMessages([], props.history.messages));
-  // Delivered and read as the socket reported them, for messages whose answer comes later.
-  const marks = useRef<Marks>({ delivered: null, read: null });
-  const [hasOlder, setHasOlder] = useState(props.history.has_older);
-  const [draft, setDraftState] = useState(() => draftLoad(conversationId));
+  const [draft, setDraft] = useDraft(conversationId);
   const [alert, setAlert] = useState<Alert>(null);
-  const [typingUntil, setTypingUntil] = useState(0);
-  const [closed, setClosed] = useState(false);
   const [icebreaker, setIcebreaker] = useState(() => {
-    const offer = props.history.messages.length === 0 && !props.history.has_older && openers.length > 0 && !draftLoad(conversationId);
+    const offer = props.history.messages.length === 0 && !props.history.has_older && openers.length > 0 && !draft;
     // Its module is asked for during the first render, so it arrives about with the page.
     if (offer || props.openGifts) void loadDialogs();
     return offer;
   });
   const [giftsOpen, setGiftsOpen] = useState(Boolean(props.openGifts));
-  const [online, setOnline] = useState(() => typeof navigator === "undefined" || navigator.onLine !== false);
-  // What the polite live region says: the text of new incoming messages, once each.
-  const [announcement, setAnnouncement] = useState({ text: "", key: 0 });
-  const announcedUpTo = useRef(newestIncoming(props.history.messages));
-
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const fileRef = useRef<HTMLInputElement>(null);
-  const listRef = useRef<HTMLDivElement>(null);
-  const typingSentAt = useRef(0);
-  const outboxRef = useRef<Outbox<SendItem> | null>(null);
-  const previews = useRef(new Map<string, string>());
 
-  const setDraft = useCallback(
-    (next: string | ((previous: string) => string)) => {
-      setDraftState((previous) => {
-        const value = typeof next === "function" ? next(previous) : next;
-        draftSave(conversationId, value);
-        return value;
-      });
-    },
-    [conversationId],
-  );
-
-  // --- Reading ---------------------------------------------------------------------
-
-  const markRead = useCallback(() => {
-    // Only a member at the screen reads: a visible tab nobody uses leaves messages unread,
-    // so they become a notice (lib/activity.ts); the next input reads them.
-    if (typeof document !== "undefined" && !memberActive()) return;
-    if (realtime?.send({ type: "read", conversation: conversationId })) {
-      storeMarkRead(conversationId);
-      return;
-    }
-    postRead(conversationId);
-  }, [conversationId, realtime]);
-
-  // Opening the conversation reads it (spec §4: its unread count becomes 0).
-  useEffect(() => {
-    postRead(conversationId);
-    // Back at the screen (the page shown again, input after idling): read what came.
-    return onActive(markRead);
-  }, [conversationId, markRead]);
-
-  const loadHistory = useCallback(async () => {
-    try {
-      const data = await get<History>(API.chat, { params: { conversation: conversationId }, retries: 0 });
-      setMessages((current) => applyMarks(replaceHistory(current, data.messages), marks.current));
-      setHasOlder(data.has_older);
-      setStoreCredits(data.credits);
-      if (data.conversation.num_unread_messages) markRead();
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 404) setClosed(true);
-    }
-  }, [conversationId, markRead]);
-
-  // --- Live events --------------------------------------------------------------------
-
-  useEffect(() => {
-    if (!realtime) return;
-    const offs = [
-      realtime.on("message.new", (event: RealtimeEvent) => {
-        const message = event.message as MessageData | undefined;
-        if (!message) return;
-        reloadChatsSoon();
-        if (message.conversation !== conversationId) return;
-        setMessages((current) => applyMarks(mergeMessages(current, [message]), marks.current));
-        if (!message.mine) {
-          setTypingUntil(0);
-          markRead();
-        }
-      }),
-      realtime.on("typing", (event) => {
-        if (event.conversation === conversationId) setTypingUntil(Date.now() + TYPING_SHOW_MS);
-      }),
-      realtime.on("delivered", (event) => {
-        if (event.conversation !== conversationId) return;
-        const upTo = Number(event.up_to) || 0;
-        if (upTo > (marks.current.delivered?.upTo ?? 0)) marks.current.delivered = { upTo, at: String(event.at) };
-        setMessages((current) => markState(current, "delivered", upTo || null, String(event.at)));
-      }),
-      realtime.on("read", (event) => {
-        if (event.conversation !== conversationId) return;
-        const upTo = Number(event.up_to) || 0;
-        if (upTo > (marks.current.read?.upTo ?? 0)) marks.current.read = { upTo, at: String(event.at) };
-        setMessages((current) => markState(current, "read", upTo || null, String(event.at)));
-      }),
-      realtime.on("chat.closed", (event) => {
-        if (event.profile !== profile.id) return;
-        setClosed(true);
-        removeChat(conversationId);
-      }),
-    ];
-    return () => offs.forEach((off) => off());
-  }, [realtime, conversationId, profile.id, markRead]);
-
-  // A push (or a click on its notification while this conversation is open) catches up at
-  // once, whatever the socket missed (lib/push.ts "push-message").
-  useEffect(() => {
-    const onPush = () => void loadHistory();
-    window.addEventListener(PUSH_MESSAGE_EVENT, onPush);
-    return () => window.removeEventListener(PUSH_MESSAGE_EVENT, onPush);
-  }, [loadHistory]);
-
-  // While the socket is down the history is polled; when it comes back, once to catch up.
-  const wasDown = useRef(false);
-  useEffect(() => {
-    if (status === "open") {
-      if (wasDown.current) void loadHistory();
-      wasDown.current = false;
-      return;
-    }
-    if (status === "down") wasDown.current = true;
-    if (status === "connecting" && realtime !== null) return;
-    const timer = setInterval(() => void loadHistory(), HISTORY_POLL_MS);
-    return () => clearInterval(timer);
-  }, [status, realtime, loadHistory]);
-
-  // The typing indicator goes away by itself.
-  useEffect(() => {
-    if (!typingUntil) return;
-    const timer = setTimeout(() => setTypingUntil(0), Math.max(0, typingUntil - Date.now()));
-    return () => clearTimeout(timer);
-  }, [typingUntil]);
-
-  useEffect(() => {
-    const up = () => setOnline(true);
-    const down = () => setOnline(false);
-    window.addEventListener("online", up);
-    window.addEventListener("offline", down);
-    return () => {
-      window.removeEventListener("online", up);
-      window.removeEventListener("offline", down);
-    };
-  }, []);
-
-  // The newest message stays in view while the member is at the end of the list: when a
-  // message arrives, a photo finishes loading or the list gets shorter (the phone's
-  // keyboard opens). A member who scrolled up to read stays where they are.
-  const pinned = useRef(true);
-  // Where toEnd last put the list: the scroll event of that move comes later, when a photo
-  // may already have made the list taller, and must not count as the member scrolling up.
-  const autoTop = useRef(-1);
-  const toEnd = useCallback(() => {
-    const el = listRef.current;
-    if (!el || !pinned.current) return;
-    el.scrollTop = el.scrollHeight;
-    autoTop.current = el.scrollTop;
-  }, []);
-  const onListScroll = () => {
-    const el = listRef.current;
-    if (!el || Math.abs(el.scrollTop - autoTop.current) < 1) return;
-    pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight <= PINNED_SLACK_PX;
-  };
-  useLayoutEffect(toEnd, [messages, typingUntil, toEnd]);
-  useEffect(() => {
-    const el = listRef.current;
-    if (!el || typeof ResizeObserver === "undefined") return;
-    const observer = new ResizeObserver(toEnd);
-    observer.observe(el);
-    if (el.firstElementChild) observer.observe(el.firstElementChild);
-    for (const child of Array.from(el.children)) observer.observe(child);
-    return () => observer.disconnect();
-  }, [toEnd, hasOlder]);
-
-  // --- Sending ------------------------------------------------------------------------
-
-  const failed = useCallback(
-    (item: SendItem, err: unknown) => {
-      setMessages((current) => current.filter((message) => message.client_id !== item.clientId));
-      const url = previews.current.get(item.clientId);
-      if (url) {
-        URL.revokeObjectURL?.(url);
-        previews.current.delete(item.clientId);
-      }
+  const markRead = useReadMarks(conversationId, realtime);
+  const [typingUntil, stopTyping, typed] = useTyping(realtime, conversationId);
+  const [messages, hasOlder, closed, offline, send] = useConversationTransport(props.history, realtime, {
+    unread: markRead,
+    incoming: stopTyping,
+    failed: (item, err) => {
       // Nothing typed is lost: the text goes back into the input.
-      if (item.kind === "text" && item.text) {
-        const text = item.text;
-        setDraft((current) => (current ? `${text}\n${current}` : text));
-      }
-      if (err instanceof ApiError && err.code === "not_enough_credits") {
-        setAlert({ kind: "credits", message: strings.noCredits });
-      } else if (err instanceof ApiError && err.code === "premium_required") {
-        setAlert({ kind: "premium", message: strings.premiumRequired });
-      } else if (err instanceof ApiError && (err.code === "profile_not_available" || err.code === "conversation_not_found")) {
-        setClosed(true);
-      } else {
-        setAlert({ kind: "error", message: err instanceof ApiError ? err.message : strings.error });
-      }
+      const text = item.text;
+      if (item.kind === "text" && text) setDraft((current) => (current ? `${text}\n${current}` : text));
+      if (!err) return;
+      const code = err instanceof ApiError ? err.code : null;
+      if (code === "not_enough_credits") setAlert({ kind: "credits", message: strings.noCredits });
+      else if (code === "premium_required") setAlert({ kind: "premium", message: strings.premiumRequired });
+      else setAlert({ kind: "error", message: err instanceof ApiError ? err.message : strings.error });
     },
-    [setDraft, strings],
-  );
+  });
+  const [listRef, onListScroll, pin] = useScrollPinning<HTMLDivElement>([messages, typingUntil], hasOlder);
+  const announcement = useAnnouncement(messages, strings);
 
-  const deliver = useCallback(
-    async (item: SendItem): Promise<SendResult> => {
-      let body: FormData | Record<string, unknown>;
-      if (item.kind === "photo" && item.photo) {
-        body = new FormData();
-        body.append("conversation", String(conversationId));
-        body.append("client_id", item.clientId);
-        body.append("photo", item.photo);
-      } else if (item.kind === "gift") {
-        body = { conversation: conversationId, client_id: item.clientId, gift: item.gift };
-      } else {
-        body = { conversation: conversationId, client_id: item.clientId, text: item.text };
-      }
-      setMessages((current) =>
-        current.map((message) => (message.client_id === item.clientId && message.local ? { ...message, local: "sending" } : message)),
-      );
-      try {
-        const data = await post<{ message: MessageData; credits: number }>(API.message, body, { retries: 0 });
-        setMessages((current) => applyMarks(mergeMessages(current, [data.message]), marks.current));
-        setStoreCredits(data.credits);
-        reloadChatsSoon();
-        return "sent";
-      } catch (err) {
-        if (isOffline(err)) {
-          setMessages((current) =>
-            current.map((message) => (message.client_id === item.clientId ? { ...message, local: "queued" } : message)),
-          );
-          return "offline";
-        }
-        failed(item, err);
-        return "failed";
-      }
-    },
-    [conversationId, failed],
-  );
-
-  const deliverRef = useRef(deliver);
-  deliverRef.current = deliver;
-  // One outbox for the conversation's life: the connection may arrive after a message is queued.
-  useEffect(() => {
-    const outbox = createOutbox<SendItem>({
-      send: (item) => deliverRef.current(item),
-      retryMs: OUTBOX_RETRY_MS,
-    });
-    outboxRef.current = outbox;
-    return () => {
-      outbox.dispose();
-      if (outboxRef.current === outbox) outboxRef.current = null;
-    };
-  }, []);
-  // The connection open (when it arrives, or back): what waits is sent.
-  useEffect(() => (realtime ? outboxRef.current?.follow(realtime) : undefined), [realtime]);
-
-  const queue = (item: SendItem, shown: Partial<ShownMessage>) => {
-    pinned.current = true;
+  const queue = (item: SendItem, shown?: Partial<ShownMessage>) => {
+    pin();
     setAlert(null);
     setIcebreaker(false);
-    const pending: ShownMessage = {
-      id: 0,
-      conversation: conversationId,
-      profile: 0,
-      mine: true,
-      kind: item.kind,
-      text: "",
-      photo: null,
-      gift: null,
-      created: new Date().toISOString(),
-      delivered_at: null,
-      read_at: null,
-      client_id: item.clientId,
-      local: "sending",
-      ...shown,
-    };
-    setMessages((current) => [...current, pending]);
-    void outboxRef.current?.add(item);
+    send(item, shown);
   };
 
   const sendText = () => {
@@ -554,24 +258,11 @@ export function Conversation(props: ConversationProps) {
     inputRef.current?.focus();
   };
 
-  const sendPhoto = (file: File) => {
-    const clientId = newClientId();
-    let previewUrl: string | undefined;
-    try {
-      previewUrl = URL.createObjectURL(file);
-      previews.current.set(clientId, previewUrl);
-    } catch {
-      previewUrl = undefined;
-    }
-    queue({ clientId, kind: "photo", photo: file }, { previewUrl });
-  };
+  const sendPhoto = (file: File) => queue({ clientId: newClientId(), kind: "photo", photo: file });
 
   const sendGift = (gift: Gift) => {
     setGiftsOpen(false);
-    queue(
-      { clientId: newClientId(), kind: "gift", gift: gift.id },
-      { gift: { id: gift.id, name: gift.name, emoji: gift.emoji, image: gift.image } },
-    );
+    queue({ clientId: newClientId(), kind: "gift", gift: gift.id }, { gift });
   };
 
   const onSubmit = (event: FormEvent) => {
@@ -588,87 +279,23 @@ export function Conversation(props: ConversationProps) {
 
   const onInput = (value: string) => {
     setDraft(value);
-    const now = Date.now();
-    if (value && realtime && now - typingSentAt.current >= TYPING_SEND_MS) {
-      if (realtime.send({ type: "typing", conversation: conversationId })) typingSentAt.current = now;
-    }
+    typed(value);
   };
 
-  // New messages from the other (live, polled or after a push) are announced once, not the
-  // whole list: the messages list itself is not a live region.
-  useEffect(() => {
-    const fresh = messages.filter((message) => !message.mine && message.id > announcedUpTo.current);
-    if (fresh.length === 0) return;
-    announcedUpTo.current = Math.max(...fresh.map((message) => message.id));
-    const text = fresh.map((message) => spokenText(message, strings)).filter(Boolean).join("\n");
-    if (text) setAnnouncement((previous) => ({ text, key: previous.key + 1 }));
-  }, [messages, strings]);
-
-  const closeIcebreaker = useCallback(() => setIcebreaker(false), []);
-  const closeGifts = useCallback(() => setGiftsOpen(false), []);
+  // Stable: the gift dialog loads the gifts again when it changes.
   const giftsFailed = useCallback((message: string) => {
     setGiftsOpen(false);
     setAlert({ kind: "error", message });
   }, []);
   const dialogs = useDialogs((icebreaker || giftsOpen) && !closed);
-  // The pointer or the focus on the gift button: its dialog's code loads before the click.
-  const warmDialogs = () => void loadDialogs();
 
   const length = draft.length;
   const showCounter = length >= Math.floor(messageLength * COUNTER_FROM);
   const typing = typingUntil > Date.now();
-  const queued = messages.some((message) => message.local === "queued");
-  const profileUrl = withId(urls.profile, profile.id);
 
   return (
     <section className="chat-conversation" data-testid="chat-conversation" data-conversation={conversationId}>
-      <header className="chat-header d-flex align-items-center gap-2 px-2 py-2">
-        <a
-          className="btn btn-link chat-back px-2"
-          href={urls.chats}
-          aria-label={strings.back}
-          title={strings.back}
-          data-testid="chat-back"
-          onClick={(event) => {
-            if (!props.onBack || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-            event.preventDefault();
-            props.onBack();
-          }}
-        >
-          <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="20" height="20" fill="currentColor" aria-hidden="true">
-            <path fillRule="evenodd" d="M11.354 1.646a.5.5 0 0 1 0 .708L5.707 8l5.647 5.646a.5.5 0 0 1-.708.708l-6-6a.5.5 0 0 1 0-.708l6-6a.5.5 0 0 1 .708 0" />
-          </svg>
-        </a>
-        <a className="chat-header-profile d-flex align-items-center gap-2 text-reset text-decoration-none flex-grow-1 min-w-0" href={profileUrl} title={strings.viewProfile}>
-          <Avatar src={profile.main_image?.thumb_filename} size={40} />
-          <span className="min-w-0">
-            <span className="chat-header-name d-block text-truncate fw-semibold" data-testid="chat-header-name">
-              {profile.name}
-            </span>
-            {typing ? (
-              <span className="chat-header-sub d-block small text-primary" aria-hidden="true" data-testid="chat-typing">
-                {fill(strings.typing, { name: profile.name })}
-              </span>
-            ) : (
-              profile.is_fictional && <span className="chat-header-sub d-block small text-body-secondary">{strings.fictional}</span>
-            )}
-          </span>
-        </a>
-        <a
-          className={`chat-coins badge rounded-pill ${credits <= 0 ? "text-bg-danger" : "text-bg-light"}`}
-          href={urls.credits}
-          title={strings.credits}
-          aria-label={`${strings.credits}: ${credits}`}
-          data-testid="chat-credits"
-        >
-          <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="14" height="14" fill="currentColor" aria-hidden="true" className="me-1">
-            <path d="M5.5 9.511c.076.954.83 1.697 2.182 1.785V12h.6v-.709c1.4-.098 2.218-.846 2.218-1.932 0-.987-.626-1.496-1.745-1.76l-.473-.112V5.57c.6.068.982.396 1.074.85h1.052c-.076-.919-.864-1.638-2.126-1.716V4h-.6v.719c-1.195.117-2.01.836-2.01 1.853 0 .9.606 1.472 1.613 1.707l.397.098v2.034c-.615-.093-1.022-.43-1.114-.9zm2.177-2.166c-.59-.137-.91-.416-.91-.836 0-.47.345-.822.915-.925v1.76h-.005zm.692 1.193c.717.166 1.048.435 1.048.91 0 .542-.412.914-1.135.982V8.518z" />
-            <path d="M8 15A7 7 0 1 1 8 1a7 7 0 0 1 0 14m0 1A8 8 0 1 0 8 0a8 8 0 0 0 0 16" />
-            <path d="M8 13.5a5.5 5.5 0 1 1 0-11 5.5 5.5 0 0 1 0 11m0 .5A6 6 0 1 0 8 2a6 6 0 0 0 0 12" />
-          </svg>
-          <span data-testid="chat-credits-count">{credits}</span>
-        </a>
-      </header>
+      <Header {...props} profile={profile} typing={typing} />
 
       <div className="visually-hidden" role="status" data-testid="chat-typing-status">
         {typing ? fill(strings.typing, { name: profile.name }) : ""}
@@ -703,7 +330,7 @@ export function Conversation(props: ConversationProps) {
             {strings.closed}
           </div>
         )}
-        {(!online || queued) && !closed && (
+        {offline && !closed && (
           <div className="alert alert-info m-2 mb-0 py-2 small" role="status" data-testid="chat-offline">
             {strings.offline}
           </div>
@@ -761,8 +388,9 @@ export function Conversation(props: ConversationProps) {
             title={`${strings.sendGift} (${costLabels.gift})`}
             aria-label={`${strings.sendGift} (${costLabels.gift})`}
             disabled={closed}
-            onPointerEnter={warmDialogs}
-            onFocus={warmDialogs}
+            // The pointer or the focus on it: the dialog's code loads before the click.
+            onPointerEnter={loadDialogs}
+            onFocus={loadDialogs}
             onClick={() => setGiftsOpen(true)}
             data-testid="chat-gift-button"
           >
@@ -813,7 +441,7 @@ export function Conversation(props: ConversationProps) {
         <>
           <dialogs.IcebreakerDialog
             open={icebreaker && !closed}
-            onClose={closeIcebreaker}
+            onClose={() => setIcebreaker(false)}
             onChoose={(text) => {
               setDraft(text);
               setIcebreaker(false); // focus goes back to the input
@@ -824,7 +452,7 @@ export function Conversation(props: ConversationProps) {
           />
           <dialogs.GiftsDialog
             open={giftsOpen && !closed}
-            onClose={closeGifts}
+            onClose={() => setGiftsOpen(false)}
             onChoose={sendGift}
             onError={giftsFailed}
             url={API.gifts}

@@ -5,7 +5,8 @@ import { resetRealtime } from "../../../lib/realtime";
 import { loadRealtime } from "../../../lib/realtimeLater";
 import { appStore, initialAppState } from "../../../lib/store";
 import { Chat } from "../Chat";
-import { Conversation, loadDialogs, TYPING_SHOW_MS } from "../Conversation";
+import { Conversation, loadDialogs } from "../Conversation";
+import { TYPING_SHOW_MS } from "../useTyping";
 import type { ChatProps, MessageData } from "../types";
 import { CONVERSATION, ME, OTHER, apiError, chatProps, deferred, fakeApi, history, json, memberPage, message, posts, settle, startFakeRealtime, texts, ticks, type Call, type Handler } from "./fixtures";
 

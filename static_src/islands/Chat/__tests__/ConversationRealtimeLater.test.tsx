@@ -13,7 +13,8 @@ import { getRealtime, resetRealtime } from "../../../lib/realtime";
 import { loadRealtime } from "../../../lib/realtimeLater";
 import { appStore, initialAppState } from "../../../lib/store";
 import { Chat } from "../Chat";
-import { Conversation, HISTORY_POLL_MS } from "../Conversation";
+import { Conversation } from "../Conversation";
+import { HISTORY_POLL_MS } from "../useConversationTransport";
 import { CONVERSATION, apiError, chatProps, fakeApi, json, memberPage, message, posts, settle, texts, ticks, type Call } from "./fixtures";
 
 const historyGets = (calls: Call[]) => calls.filter((c) => c.method === "GET" && c.path === "/api/chat.php");
