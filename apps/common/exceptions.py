@@ -1,9 +1,17 @@
 """One error type for services, and the API's JSON error shape:
-{"error": {"code": "...", "message": "translated text"}} (spec §8)."""
+{"error": {"code": "...", "message": "translated text"}} (spec §8); with it, what counts
+as a service that is away (apps.common.unavailable says what is answered then).
 
+The bottom of the request's error handling: the error pages (apps.common.views) and the
+503 middleware (apps.common.unavailable) import this module, never the other way round."""
+
+import psycopg
+import redis
 from django.core.exceptions import PermissionDenied
+from django.db import InterfaceError, OperationalError
 from django.http import Http404
 from django.utils.translation import gettext as _
+from kombu.exceptions import OperationalError as BrokerError
 from rest_framework import exceptions as drf_exceptions
 from rest_framework import status
 from rest_framework.response import Response
@@ -28,9 +36,34 @@ def error_body(code: str, message: str, **extra) -> dict:
     return {"error": {"code": code, "message": str(message), **extra}}
 
 
-def api_exception_handler(exc, context):
-    from apps.common.unavailable import RETRY_AFTER_SECONDS, is_unavailable, unavailable_body
+# A service the request needs is away (Redis, the broker, PostgreSQL's connection): the
+# answer is 503 with Retry-After, never a 500.
+UNAVAILABLE = (
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    BrokerError,
+    OperationalError,
+    InterfaceError,
+    # Raised by psycopg outside Django's error wrapping, e.g. the pool's PoolTimeout.
+    psycopg.OperationalError,
+)
+RETRY_AFTER_SECONDS = 5
 
+
+def is_unavailable(exc: BaseException) -> bool:
+    return isinstance(exc, UNAVAILABLE)
+
+
+def unavailable_message() -> str:
+    return _("The service is busy right now. Please try again in a moment.")
+
+
+def unavailable_body() -> dict:
+    """The API's 503 answer (DRF views here, the others in apps.common.views)."""
+    return error_body("unavailable", unavailable_message())
+
+
+def api_exception_handler(exc, context):
     if is_unavailable(exc):  # Redis, the broker or the database away: try again (apps.common.unavailable)
         response = Response(unavailable_body(), status=503)
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)

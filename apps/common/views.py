@@ -15,8 +15,13 @@ from django.utils.html import escape
 from django.utils.translation import gettext as _
 from django_tenants.utils import get_public_schema_name
 
-from apps.common.exceptions import error_body
-from apps.common.unavailable import is_unavailable, unavailable_response
+from apps.common.exceptions import (
+    RETRY_AFTER_SECONDS,
+    error_body,
+    is_unavailable,
+    unavailable_body,
+    unavailable_message,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +66,17 @@ def _in_request_site(request: HttpRequest):
 def error_page(request: HttpRequest, status: int, message: str | None) -> HttpResponse:
     """The site's error page (the JSON error shape under /api/), in the request's site."""
     return _error(request, status, message)
+
+
+def unavailable_response(request: HttpRequest, exc: BaseException) -> HttpResponse:
+    """503 with Retry-After for a service that is away (apps.common.unavailable)."""
+    logger.warning("503 for %s %s: %s: %s", request.method, request.path, type(exc).__name__, exc)
+    if request.path.startswith("/api/"):
+        response: HttpResponse = JsonResponse(unavailable_body(), status=503)
+    else:
+        response = error_page(request, 503, unavailable_message())
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
 
 
 def _error(request: HttpRequest, status: int, message: str | None) -> HttpResponse:
