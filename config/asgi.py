@@ -15,12 +15,12 @@ django_asgi_app = SiteASGIHandler()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from apps.chat.routing import SameOriginValidator, SiteSessionMiddleware, websocket_urlpatterns  # noqa: E402
-from apps.pages.page_cache import PageCacheApp  # noqa: E402
+from apps.common.page_cache import PageCacheApp  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         # Visitors' landing pages from the cache, before Django's request cycle
-        # (apps.pages.page_cache); everything else goes on to Django.
+        # (apps.common.page_cache); everything else goes on to Django.
         "http": PageCacheApp(django_asgi_app),
         # /ws/ on every site's host (apps.chat.routing).
         "websocket": SameOriginValidator(SiteSessionMiddleware(URLRouter(websocket_urlpatterns))),

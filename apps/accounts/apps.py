@@ -13,9 +13,15 @@ class AccountsConfig(AppConfig):
     def ready(self) -> None:
         from apps.accounts import staff  # noqa: F401 - registers the roles' system check
         from apps.accounts.staff import roles_on_post_migrate
+        from apps.accounts.tracking import COOKIE, lander_visit_keep, page_variant
         from apps.accounts.user_relations import user_relations_per_schema
+        from apps.common import page_cache
 
         # The staff roles (groups) after every migration of the public schema.
         post_migrate.connect(roles_on_post_migrate, sender=self, dispatch_uid="staff-roles")
         # Deleting a user touches only its own schema's tables.
         user_relations_per_schema()
+        # Visitors' pages from the cache depend on the tracking cookie and the cookie
+        # choice, and a lander's page sets the tracking cookie again for each visitor.
+        page_cache.variant_part(page_variant)
+        page_cache.visit_cookie(COOKIE, lander_visit_keep)

@@ -64,6 +64,17 @@ def _cookie_data(request: HttpRequest, keys=_KEYS) -> dict[str, str]:
     return {key: str(value)[: _MAX_LENGTHS[key]] for key, value in data.items() if key in keys and value}
 
 
+def page_variant(request: HttpRequest) -> str:
+    """What of the visitor's cookie choice and tracking cookie changes a visitor's page, as
+    a few letters for the key of a cached page (apps.common.page_cache): the choice (the
+    cookie banner), a network kept (signup offered, spec §5) and any tracking parameter
+    kept (the banner's wording). The signature is only checked when the cookie is there."""
+    data = _cookie_data(request) if request.COOKIES.get(COOKIE) else {}
+    network = "n" if data.get("network") else "-"
+    params = "t" if any(key in data for key in PARAMS) else "-"
+    return f"{consent(request) or '-'}{network}{params}"
+
+
 def tracking_from_request(request: HttpRequest) -> dict[str, str]:
     """The tracking parameters of spec §7 the visitor arrived with."""
     return _cookie_data(request, PARAMS)

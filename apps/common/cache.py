@@ -66,7 +66,7 @@ class SiteRedisCache(RedisCache):
 # --- The evictable cache ---------------------------------------------------------------
 #
 # CACHES["volatile"] holds what may vanish at any time and is made again on a miss: the
-# visitors' pages (apps.pages.page_cache) and the landers' lists. It is a Redis of its own
+# visitors' pages (apps.common.page_cache) and the landers' lists. It is a Redis of its own
 # (CACHE_URL, maxmemory with allkeys-lru), and the pages that read it are the ones paid
 # traffic lands on, so its reads fail open: when it does not answer, the page is rendered
 # without it. The first failure is logged, and for RETRY_SECONDS nobody asks it again, so

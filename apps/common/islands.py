@@ -30,6 +30,13 @@ def manifest() -> dict:
     return _manifest["data"]
 
 
+def assets_version() -> str:
+    """Changes whenever the assets are built again (the manifest's time): part of the key
+    of a cached page, which names the built files (apps.common.page_cache)."""
+    manifest()  # re-reads a rebuilt manifest
+    return str(_manifest["mtime"])
+
+
 def entry_warning_strings(min_age: int = 18) -> dict:
     return {
         "title": _("Adults only"),

@@ -15,8 +15,9 @@ from datetime import timedelta
 from django.db.models import Count, F, QuerySet
 from django.utils import timezone
 from django.utils.translation import get_language
+from django_tenants.utils import get_public_schema_name
 
-from apps.common.cache import volatile_get_or_set
+from apps.common.cache import volatile_delete_many, volatile_get_or_set
 from apps.common.storage import cdn_url
 from apps.landers.models import LanderVideo, SitePage
 from apps.profiles.cards import card_basics
@@ -74,7 +75,23 @@ def _cached_cards(site: Site, name: str, ordering: tuple, limit: int) -> list[di
         profiles = _niche_profiles(site).order_by(*ordering)[:LIST_SIZE]
         return [profile_card(profile, site=site, today=today) for profile in profiles]
 
-    return volatile_get_or_set(f"landers:{name}:{site.pk}", build, LIST_CACHE_SECONDS)[:limit]
+    return volatile_get_or_set(_list_key(name, site.pk), build, LIST_CACHE_SECONDS)[:limit]
+
+
+def _list_key(name: str, site_id: int) -> str:
+    return f"landers:{name}:{site_id}"
+
+
+def lander_lists_forget_on_commit() -> None:
+    """Once the change is committed, drop the card lists of the connection's site (a
+    photo approved, rejected or removed, a profile deleted: apps.landers.apps), so they
+    leave the landers at once instead of within LIST_CACHE_SECONDS."""
+    from django.db import connection, transaction
+
+    site_id = getattr(getattr(connection, "tenant", None), "pk", None)
+    if site_id is None or getattr(connection, "schema_name", None) == get_public_schema_name():
+        return
+    transaction.on_commit(lambda: volatile_delete_many([_list_key("cards", site_id), _list_key("online", site_id)]))
 
 
 def lander_cards(site: Site, *, limit: int = LIST_SIZE) -> list[dict]:

@@ -25,6 +25,7 @@ from django_countries import countries
 
 from apps.accounts.selectors import signup_allowed
 from apps.accounts.tracking import lander_visit_keep
+from apps.common import page_cache
 from apps.common.media import media_path_check
 from apps.landers.copy import niche_copy
 from apps.landers.keys import MEMBER_LANDERS
@@ -41,7 +42,6 @@ from apps.landers.selectors import (
     site_lander_video,
     site_page,
 )
-from apps.pages import page_cache
 from apps.profiles.models import Profile
 from apps.profiles.selectors_view import profile_location
 from apps.tenants.selectors import request_country, selected_country
@@ -95,9 +95,9 @@ def _render(request: HttpRequest, template: str, context: dict, *, lander: str, 
     context = {"copy": niche_copy(site.niche), "lander": lander, "thumb_side": THUMB_SIDE, **context}
     response = render(request, template, context)
     lander_visit_keep(response, request, lander=lander, campaign=slug)
-    # Visitors of the same variant get this page from the cache (apps.pages.page_cache),
+    # Visitors of the same variant get this page from the cache (apps.common.page_cache),
     # with their own tracking cookie.
-    page_cache.offer(request, lander=lander, campaign=slug)
+    page_cache.offer(request, label=slug, keep={"lander": lander, "campaign": slug})
     return response
 
 
@@ -181,6 +181,7 @@ def _generic_context(request: HttpRequest, lander: str) -> dict:
     }
 
 
+@page_cache.cacheable
 @require_safe
 def generic_lander(request: HttpRequest, lander: str, slug: str = "") -> HttpResponse:
     """/landers/<lander> and /landers/<lander>/<slug> (urls.py routes GENERIC_LANDERS only)."""
@@ -200,6 +201,7 @@ def _member_or_404(id: int) -> Profile:
     return profile
 
 
+@page_cache.cacheable
 @require_safe
 def member_lander(request: HttpRequest, id: int, variant: str, slug: str = "") -> HttpResponse:
     """/members/<id>/landing, /landing2/<slug>, /landing3/<slug>: one member of this site
@@ -219,6 +221,7 @@ def member_lander(request: HttpRequest, id: int, variant: str, slug: str = "") -
     return _render(request, f"landers/member_{variant}.html", context, lander=lander, slug=slug)
 
 
+@page_cache.cacheable
 @require_safe
 def member_signup(request: HttpRequest, id: int) -> HttpResponse:
     """/members/<id>/signup: the signup steps at once, starting with a message to this

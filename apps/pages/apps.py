@@ -8,12 +8,12 @@ class PagesConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_delete, post_save
 
+        from apps.common import page_cache
         from apps.landers.models import LanderVideo, SitePage
-        from apps.pages import page_cache
         from apps.profiles.models import Photo, Profile
         from apps.tenants.models import Company, Domain, Site
 
-        # The visitors' landing pages stored by apps.pages.page_cache are dropped when
+        # The visitors' landing pages stored by apps.common.page_cache are dropped when
         # what they show changes (a site's own fields are part of their key anyway).
         def site_saved(instance, **_kwargs) -> None:
             page_cache.site_pages_forget_on_commit([instance.schema_name])

@@ -11,9 +11,9 @@ from django.views.decorators.http import require_http_methods
 
 from apps.accounts.selectors import signup_allowed
 from apps.accounts.services.settings import member_language_set
+from apps.common import page_cache
 from apps.landers.copy import niche_copy
 from apps.landers.selectors import THUMB_SIDE
-from apps.pages import page_cache
 from apps.pages.selectors import HOME_MOSAIC, home_cards
 from apps.tenants.selectors import request_country, visible_languages
 
@@ -51,6 +51,7 @@ def cookies_page(request: HttpRequest, page: str = "cookies") -> HttpResponse:
     return render(request, CONTENT_PAGES["cookies"], {"page": page, "consent": consent(request)})
 
 
+@page_cache.cacheable
 def index(request: HttpRequest) -> HttpResponse:
     """The site's home page: its niche's words, a mosaic of its members' photos and the
     way in (signup for visitors, search, the swipe game and likes for members)."""
@@ -70,7 +71,7 @@ def index(request: HttpRequest) -> HttpResponse:
             "signup_url": reverse("signup"),
             "login_url": f"{reverse('login')}?{urlencode({'next': '/'})}",
         }
-        # The same page for every visitor of this variant (apps.pages.page_cache).
+        # The same page for every visitor of this variant (apps.common.page_cache).
         page_cache.offer(request)
     return render(request, "pages/index.html", context)
 

@@ -31,6 +31,17 @@ def site_cache_clear() -> None:
         _site_cache.clear()
 
 
+def site_cached(hostname: str) -> tuple[Site, float] | None:
+    """The site this process keeps for `hostname`, without asking the database, and how
+    many seconds it is past its time (negative while fresh); None when none is kept. For
+    what answers before this middleware runs (apps.common.page_cache)."""
+    cached = _site_cache.get(hostname)
+    if cached is None:
+        return None
+    expires, site = cached
+    return site, time.monotonic() - expires
+
+
 def site_for_host(hostname: str) -> Site | None:
     now = time.monotonic()
     cached = _site_cache.get(hostname)

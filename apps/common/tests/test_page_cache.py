@@ -1,4 +1,4 @@
-"""Visitors' landing pages from the cache (apps.pages.page_cache), through the real ASGI
+"""Visitors' landing pages from the cache (apps.common.page_cache), through the real ASGI
 application on the test database and Redis: the first visitor's request renders and
 stores, later ones are answered before Django with their own nonce, CSRF token and
 cookies."""
@@ -17,8 +17,8 @@ from django.middleware.csrf import _unmask_cipher_token
 
 from apps.accounts.tracking import COOKIE as TRACKING_COOKIE
 from apps.accounts.tracking import SALT as TRACKING_SALT
-from apps.accounts.tracking import _cookie_data
-from apps.pages import page_cache
+from apps.accounts.tracking import signup_tracking_from_request
+from apps.common import page_cache
 from apps.tenants.middleware import site_for_host
 
 NONCE = re.compile(r'nonce="([^"]+)"')
@@ -266,7 +266,7 @@ def test_a_lander_sets_the_tracking_cookie_as_the_full_stack_does(site):
         for header in response.headers.get_list("set-cookie"):
             jar.load(header)
         # What the site reads of it on the visitor's next request.
-        return _cookie_data(page_cache._Visitor({TRACKING_COOKIE: jar[TRACKING_COOKIE].value}, "", ""))
+        return signup_tracking_from_request(page_cache.Visitor({TRACKING_COOKIE: jar[TRACKING_COOKIE].value}, "", ""))
 
     assert tracking(hit) == tracking(full) == {"lander": "gallery", "campaign": "spring"}
     # A visitor whose cookie holds that lander already gets no new one.
@@ -332,7 +332,7 @@ def test_a_stale_page_is_rendered_again_by_one_request(site):
 
 @pytest.mark.parametrize("path", ["/", "/landers/gallery", "/landers/maplanding/may-1", "/members/7/landing2/x"])
 def test_landing_addresses_are_looked_up(path):
-    assert page_cache.CACHED_PATHS.fullmatch(path)
+    assert page_cache.cached_paths().fullmatch(path)
 
 
 @pytest.mark.parametrize("path", ["/static/dist/main.css", "/members", "/api/user.php", "/landers/captions/en.vtt"])
@@ -384,13 +384,17 @@ def test_a_site_page_saved_drops_the_sites_pages_only(two_sites, django_capture_
 
 def test_a_photo_change_drops_the_pages_and_lander_lists_of_its_site(site, in_site, django_capture_on_commit_callbacks):
     from django.core.cache import caches
+    from django.db.models.signals import post_delete
+
+    from apps.profiles.models import Photo
 
     cache = caches["volatile"]
 
     full_and_store()
     cache.set(f"landers:cards:{site.pk}", ["card"], 60)
     with django_capture_on_commit_callbacks(execute=True):
-        page_cache.current_site_pages_forget()  # what a photo's post_save / post_delete calls
+        # What a photo removed sends (the pages' app and the landers' each drop theirs).
+        post_delete.send(sender=Photo, instance=None)
     assert stored(site) == {}
     assert cache.get(f"landers:cards:{site.pk}") is None
 
@@ -659,3 +663,67 @@ def test_cache_outage_keeps_the_home_page_up(site, client_for, cache_proxy, cach
     assert many(app, [("http://localhost", "localhost", "/landers/gallery")]) == [200]
     assert logged()[2:] == ["cache available again"]
     assert len(stored(site)) == 2
+
+
+# --- One source for what is looked up ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/landers/gallery",
+        "/landers/gallery/spring-2",
+        "/members/7/landing",
+        "/members/7/landing3/x",
+        "/members/7/signup",
+        "/landers/nosuchlander",
+        "/landers/gallery/" + "x" * 41,  # longer than a campaign label may be
+        "/landers/gallery/Spring",
+        "/landers/captions/en.vtt",
+        "/members/7/landing4",
+        "/members/x/landing",
+        "/pages/terms",
+        "/members",
+        "//landers/gallery",
+    ],
+)
+def test_the_addresses_looked_up_are_those_of_the_cacheable_views(path):
+    """`cached_paths` is read from the site URLconf: an address is looked up exactly when
+    the view Django resolves it to is marked cacheable."""
+    from django.urls import Resolver404, resolve
+
+    try:
+        cacheable = bool(getattr(resolve(path).func, "page_cacheable", False))
+    except Resolver404:
+        cacheable = False
+    assert (page_cache.cached_paths().fullmatch(path) is not None) is cacheable
+
+
+def test_an_entry_the_code_can_no_longer_read_is_rendered_again(site):
+    """A page stored by another version (its class since moved or renamed) is no error:
+    Django renders the page and stores it anew."""
+    import pickle
+    import zlib
+
+    full_and_store()
+    client, key = page_cache._client(), page_cache.store_key(site.schema_name)
+    (variant,) = stored(site)
+    gone = pickle.dumps((page_cache.ENTRY_FORMAT, page_cache.Offer("v", None, "", None)))
+    client.hset(key, variant, zlib.compress(gone.replace(b"apps.common.page_cache", b"apps.pages.page_cache")))
+    app, inner = cached_only()
+    assert get(app).status_code == 599
+    assert inner.calls == 1
+
+
+def test_the_page_cache_imports_no_app_above_apps_common():
+    """It is infrastructure beside the ASGI handler: the apps whose pages it stores tell it
+    what it needs (`cacheable`, `variant_part`, `visit_cookie`)."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(page_cache.__file__).read_text())
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    apps = {name.split(".")[1] for name in imported if name.startswith("apps.")}
+    assert apps <= {"common", "tenants"}, apps

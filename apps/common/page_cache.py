@@ -15,16 +15,21 @@ the CSP nonce and the cookies differ per response. So:
   (signup offer, cookie banner). A stored page of that variant younger than PAGE_SECONDS
   is sent at once with a fresh nonce (body and CSP header), a CSRF token masked from the
   visitor's CSRF cookie (or a new secret, sent as Django sends it), and for landers the
-  tracking cookie that `apps.accounts.tracking.lander_visit_keep` would set. No query, no
-  thread, one Redis HGET.
-- Otherwise Django handles the request. A view that may be cached calls `offer()` (the
-  home page and the landers, for visitors only). `offer()` computes the variant again from
-  Django's own request (after the site, locale, session and auth middleware), and the page
-  is stored only when both agree, the answer is a 200 with a CSP nonce, and it sets no
-  cookie but the CSRF cookie and the tracking cookie of a lander: a response that starts a
-  session or carries messages is never stored. The nonce and every masked form of the
-  response's CSRF secret are replaced by markers; the secret itself must not be left in
-  the page.
+  tracking cookie the lander's view would set. No query, no thread, one Redis HGET.
+- Otherwise Django handles the request. A view that may be cached is marked `cacheable`
+  and calls `offer()` (the home page and the landers, for visitors only). `offer()`
+  computes the variant again from Django's own request (after the site, locale, session
+  and auth middleware), and the page is stored only when both agree, the answer is a 200
+  with a CSP nonce, and it sets no cookie but the CSRF cookie and a visit cookie of the
+  offer (the lander's tracking cookie): a response that starts a session or carries
+  messages is never stored. The nonce and every masked form of the response's CSRF secret
+  are replaced by markers; the secret itself must not be left in the page.
+
+It is infrastructure beside SiteASGIHandler and knows no app above apps.common: the
+addresses it looks up are those of the `cacheable` views in the site URLconf
+(`cached_paths`), and the app that owns a cookie a page depends on registers what of it
+makes another page and how it is set again per visitor (`variant_part`, `visit_cookie`;
+apps.accounts.apps for the tracking cookie).
 
 Only a site's own host is cached: a Host header that is not one of its Domain rows as
 written (another case, a trailing dot, a port other than the server's own) goes to Django
@@ -58,13 +63,16 @@ import re
 import threading
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.http.cookie import parse_cookie
 
 from apps.common.cache import CACHE_ERRORS, volatile_answered, volatile_available, volatile_failed, volatile_settings
+from apps.common.islands import assets_version
 
 logger = logging.getLogger(__name__)
 
@@ -88,16 +96,8 @@ CAMPAIGNS = 16
 NONCE_MARK = b"\x00page-cache-nonce\x00"
 CSRF_MARK = b"\x00page-cache-csrf\x00"
 # Bump when the entry's layout changes.
-ENTRY_FORMAT = 2
+ENTRY_FORMAT = 3
 
-# The addresses whose views offer their page (the home page, the landers of
-# apps.landers.urls): any other request goes straight on to Django, with no lookup.
-CACHED_PATHS = re.compile(
-    r"/(?:landers/[a-z]+(?:/[a-z0-9-]+)?|members/[0-9]+/(?:landing[23]?(?:/[a-z0-9-]+)?|signup))?"
-)
-# A lander's address with its campaign label: the lander's address without it is the
-# family whose labels CAMPAIGNS counts.
-_CAMPAIGN_PATH = re.compile(r"(/landers/[a-z]+/|/members/[0-9]+/landing[23]?/)[a-z0-9-]+")
 _NONCE = re.compile(rb"'nonce-([A-Za-z0-9+/=]+)'")
 _TOKEN = re.compile(rb"(?<![A-Za-z0-9])[A-Za-z0-9]{64}(?![A-Za-z0-9])")
 _CSP_HEADERS = (b"content-security-policy", b"content-security-policy-report-only")
@@ -107,8 +107,8 @@ _CSP_HEADERS = (b"content-security-policy", b"content-security-policy-report-onl
 class Offer:
     variant: str
     site: object
-    lander: str | None
-    campaign: str
+    family: str
+    keep: dict | None
 
 
 class _Slot:
@@ -124,12 +124,10 @@ class _Slot:
 _slot: contextvars.ContextVar[_Slot | None] = contextvars.ContextVar("page_cache_slot", default=None)
 
 
-# --- The variant -----------------------------------------------------------------------
-
-
-class _Visitor:
-    """The parts of a request that apps.common.i18n, apps.tenants.selectors and
-    apps.accounts.tracking read, for the ASGI side (no HttpRequest is built there)."""
+class Visitor:
+    """The parts of a request that apps.common.i18n, apps.tenants.selectors and the
+    registered hooks (apps.accounts.tracking) read, for the ASGI side (no HttpRequest is
+    built there)."""
 
     __slots__ = ("COOKIES", "META", "headers")
 
@@ -139,6 +137,70 @@ class _Visitor:
         self.COOKIES = cookies
         self.headers = {"Accept-Language": accept_language}
         self.META = {settings.GEOIP_COUNTRY_HEADER: country}
+
+
+# --- What the apps above tell it ---------------------------------------------------------
+#
+# Registered once, from the apps' AppConfig.ready(); read on every request, never changed
+# while requests run.
+
+_variant_parts: list[Callable[[Visitor], str]] = []
+_visit_cookies: dict[bytes, Callable[..., None]] = {}
+
+
+def cacheable(view: Callable) -> Callable:
+    """Marks a view whose pages visitors may get from the cache: its addresses in the
+    site URLconf are the ones looked up (`cached_paths`). The view still offers each page
+    it renders (`offer`)."""
+    view.page_cacheable = True
+    return view
+
+
+def variant_part(part: Callable[[Visitor], str]) -> None:
+    """`part(visitor)` (a request or a Visitor) says in a few letters what else makes a
+    page another for this visitor, e.g. a cookie of the registering app; added to every
+    variant. Registering it again changes nothing."""
+    if part not in _variant_parts:
+        _variant_parts.append(part)
+
+
+def visit_cookie(name: str, keep: Callable[..., None]) -> None:
+    """A page offered with `keep` may set the cookie `name`: on every hit
+    `keep(response, visitor, **keep)` sets it for that visitor as the view did."""
+    _visit_cookies[name.encode("latin1")] = keep
+
+
+@lru_cache(maxsize=4)
+def _cached_paths(urlconf: str) -> re.Pattern:
+    from django.urls import get_resolver
+
+    routes = list(_cacheable_routes(get_resolver(urlconf).url_patterns, ""))
+    return re.compile(f"/(?:{'|'.join(routes)})") if routes else re.compile(r"(?!)")
+
+
+_GROUP_NAME = re.compile(r"\(\?P<\w+>")
+
+
+def _cacheable_routes(patterns: list, prefix: str):
+    """The regular expressions of the `cacheable` views' routes, whole from the root,
+    without their groups' names (one alternation may not name a group twice)."""
+    from django.urls import URLResolver
+
+    for entry in patterns:
+        regex = _GROUP_NAME.sub("(?:", entry.pattern.regex.pattern).removeprefix("^")
+        if isinstance(entry, URLResolver):
+            yield from _cacheable_routes(entry.url_patterns, prefix + regex)
+        elif getattr(entry.callback, "page_cacheable", False):
+            yield prefix + regex.removesuffix(r"\Z").removesuffix("$")
+
+
+def cached_paths() -> re.Pattern:
+    """The addresses of the `cacheable` views (the home page, the landers), read from the
+    site URLconf once: any other request goes straight on to Django, with no lookup."""
+    return _cached_paths(settings.ROOT_URLCONF)
+
+
+# --- The variant -----------------------------------------------------------------------
 
 
 def site_fingerprint(site) -> str:
@@ -156,31 +218,12 @@ def site_fingerprint(site) -> str:
     return fingerprint
 
 
-def _assets_version() -> str:
-    from apps.common import islands
-
-    islands.manifest()  # re-reads a rebuilt manifest
-    return str(islands._manifest["mtime"])
-
-
-def variant(*, site, host: str, secure: bool, path: str, language: str, visitor: _Visitor, country: str | None) -> str:
-    from apps.accounts.tracking import PARAMS, _cookie_data, consent
-
-    data = _cookie_data(visitor) if visitor.COOKIES.get(_tracking_cookie()) else {}
-    flags = (
-        "e" if visitor.COOKIES.get(settings.ENTRY_WARNING_COOKIE_NAME) else "-",
-        consent(visitor) or "-",
-        "n" if data.get("network") else "-",
-        "t" if any(key in data for key in PARAMS) else "-",
-    )
-    parts = (site_fingerprint(site), _assets_version(), host, "s" if secure else "-", path, language, country or "")
-    return "|".join((*parts, "".join(flags)))
-
-
-def _tracking_cookie() -> str:
-    from apps.accounts.tracking import COOKIE
-
-    return COOKIE
+def variant(*, site, host: str, secure: bool, path: str, language: str, visitor, country: str | None) -> str:
+    """The page's key within its site; `visitor` is the request or a Visitor."""
+    flags = "e" if visitor.COOKIES.get(settings.ENTRY_WARNING_COOKIE_NAME) else "-"
+    flags += "".join(part(visitor) for part in _variant_parts)
+    parts = (site_fingerprint(site), assets_version(), host, "s" if secure else "-", path, language, country or "")
+    return "|".join((*parts, flags))
 
 
 def store_key(schema_name: str) -> str:
@@ -200,19 +243,15 @@ def canonical_host(host: str, server_port: int | None) -> bool:
     return not port or (server_port is not None and port == str(server_port))
 
 
-def path_family(path: str) -> str:
-    """A lander's address without its campaign label ("" for an address without one)."""
-    found = _CAMPAIGN_PATH.fullmatch(path)
-    return found.group(1) if found else ""
-
-
 # --- The view's side -------------------------------------------------------------------
 
 
-def offer(request: HttpRequest, *, lander: str | None = None, campaign: str = "") -> None:
+def offer(request: HttpRequest, *, label: str = "", keep: dict | None = None) -> None:
     """The page being rendered for this request may be stored for other visitors (the
-    ASGI wrapper decides when the response is complete). `lander`/`campaign`: the lander
-    this page remembers in the tracking cookie (apps.landers.views._render)."""
+    ASGI wrapper decides when the response is complete). `label`: the free last part of
+    the address (a lander's campaign label), of which one address stores CAMPAIGNS at
+    most. `keep`: what the page's visit cookie remembers (`visit_cookie`; the lander and
+    its label, apps.landers.views._render), set again for every visitor it is sent to."""
     slot = _slot.get()
     if slot is None or getattr(request, "site", None) is not slot.site:
         return
@@ -224,17 +263,18 @@ def offer(request: HttpRequest, *, lander: str | None = None, campaign: str = ""
     from apps.tenants.selectors import request_country
 
     site = request.site
-    visitor = _Visitor(request.COOKIES, "", "")
     key = variant(
         site=site,
         host=request.get_host(),
         secure=request.is_secure(),
         path=request.path,
         language=request.LANGUAGE_CODE,
-        visitor=visitor,
+        visitor=Visitor(request.COOKIES, "", ""),
         country=request_country(request),
     )
-    slot.offer = Offer(variant=key, site=site, lander=lander, campaign=campaign)
+    # The address without its label: the family whose labels CAMPAIGNS counts.
+    family = request.path.removesuffix(label) if label and request.path.endswith(f"/{label}") else ""
+    slot.offer = Offer(variant=key, site=site, family=family, keep=keep)
 
 
 # --- Entries ---------------------------------------------------------------------------
@@ -247,8 +287,7 @@ class Entry:
     headers: list[tuple[bytes, bytes]]
     body: bytes
     csrf: bool
-    lander: str | None
-    campaign: str
+    keep: dict | None
 
 
 def entry_from_response(status: int, headers: list, body: bytes, offered: Offer) -> Entry | None:
@@ -258,7 +297,6 @@ def entry_from_response(status: int, headers: list, body: bytes, offered: Offer)
     if status != 200:
         return None
     csrf_name = settings.CSRF_COOKIE_NAME.encode()
-    tracking_name = _tracking_cookie().encode()
     kept, secret, nonce = [], None, None
     for name, value in headers:
         lower = bytes(name).lower()
@@ -266,7 +304,7 @@ def entry_from_response(status: int, headers: list, body: bytes, offered: Offer)
             cookie, _, rest = bytes(value).partition(b"=")
             if cookie == csrf_name:
                 secret = rest.split(b";", 1)[0]
-            elif not (cookie == tracking_name and offered.lander):
+            elif not (offered.keep and cookie in _visit_cookies):
                 return None  # a session, messages, a language: not for other visitors
             continue
         if lower in _CSP_HEADERS:
@@ -297,8 +335,7 @@ def entry_from_response(status: int, headers: list, body: bytes, offered: Offer)
         headers=kept,
         body=body,
         csrf=secret is not None,
-        lander=offered.lander,
-        campaign=offered.campaign,
+        keep=offered.keep,
     )
 
 
@@ -348,16 +385,15 @@ def _csrf_secret(cookies: dict) -> str:
     return _csrf_random().decode("ascii")
 
 
-def response_messages(entry: Entry, visitor: _Visitor) -> tuple[dict, dict]:
+def response_messages(entry: Entry, visitor: Visitor) -> tuple[dict, dict]:
     """The ASGI messages of a stored page for this visitor: a fresh nonce, their CSRF
     token, and the cookies the full stack would set."""
     nonce = base64.b64encode(os.urandom(16))
     body = entry.body.replace(NONCE_MARK, nonce)
     cookies = HttpResponse()
-    if entry.lander:
-        from apps.accounts.tracking import lander_visit_keep
-
-        lander_visit_keep(cookies, visitor, lander=entry.lander, campaign=entry.campaign)
+    if entry.keep:
+        for keep in _visit_cookies.values():
+            keep(cookies, visitor, **entry.keep)
     if entry.csrf:
         secret = _csrf_secret(visitor.COOKIES)
         body = body.replace(CSRF_MARK, _csrf_mask(secret))
@@ -438,8 +474,8 @@ async def _load(schema: str, key: str) -> tuple[Entry | None, bool]:
         return None, False
     try:
         fmt, entry = pickle.loads(zlib.decompress(raw))  # noqa: S301 - written by _save below, in our own key space
-    except (zlib.error, pickle.UnpicklingError, ValueError, TypeError):
-        return None, False  # an entry of an older layout: rendered again
+    except (zlib.error, pickle.UnpicklingError, ValueError, TypeError, ImportError, AttributeError):
+        return None, False  # an entry of an older layout or of a class since moved: rendered again
     age = time.time() - entry.created
     if fmt != ENTRY_FORMAT or age > 2 * PAGE_SECONDS:
         return None, False
@@ -474,12 +510,12 @@ return 1
 """
 
 
-async def _save(schema: str, key: str, entry: Entry, path: str) -> bool:
+async def _save(schema: str, key: str, entry: Entry, path: str, family: str) -> bool:
     """Store the page (compressed: a page is mostly repeated markup); False when a cap
     of the site said no."""
     script = _async_client().register_script(_SAVE_SCRIPT)  # EVALSHA, EVAL the first time
     page = zlib.compress(pickle.dumps((ENTRY_FORMAT, entry), protocol=pickle.HIGHEST_PROTOCOL))
-    args = [key, page, STORE_SECONDS, path, path_family(path), SITE_PAGES, ADDRESS_VARIANTS, CAMPAIGNS]
+    args = [key, page, STORE_SECONDS, path, family, SITE_PAGES, ADDRESS_VARIANTS, CAMPAIGNS]
     return bool(await script(keys=[store_key(schema)], args=args))
 
 
@@ -499,7 +535,7 @@ def site_pages_forget(schema_name: str) -> None:
 class Visit:
     site: object
     variant: str
-    visitor: _Visitor
+    visitor: Visitor
 
 
 def _header_name(meta_key: str) -> bytes:
@@ -511,7 +547,7 @@ def visit_for(scope: dict) -> Visit | None:
     site this process knows."""
     if scope["method"] != "GET" or scope.get("query_string") or getattr(settings, "USE_X_FORWARDED_HOST", False):
         return None
-    if not CACHED_PATHS.fullmatch(scope["path"]) or scope.get("root_path"):
+    if not cached_paths().fullmatch(scope["path"]) or scope.get("root_path"):
         return None
     headers: dict[bytes, bytes] = {}
     for name, value in scope["headers"]:
@@ -534,15 +570,15 @@ def visit_for(scope: dict) -> Visit | None:
     cookies = parse_cookie(headers.get(b"cookie", b"").decode("latin1"))
     if settings.SESSION_COOKIE_NAME in cookies or getattr(settings, "MESSAGE_COOKIE_NAME", "messages") in cookies:
         return None
-    from apps.tenants.middleware import _site_cache
+    from apps.tenants.middleware import site_cached
 
     hostname = domain
-    cached = _site_cache.get(hostname)
-    if cached is None or cached[1] is None:
+    cached = site_cached(hostname)
+    if cached is None:
         return None
-    expires, site = cached
-    if expires <= time.monotonic():
-        if time.monotonic() - expires > SITE_STALE_SECONDS:
+    site, late = cached
+    if late >= 0:
+        if late > SITE_STALE_SECONDS:
             return None
         _site_reload(hostname)
     if not site.is_active or site.schema_name == settings.PUBLIC_SCHEMA_NAME:
@@ -558,7 +594,7 @@ def visit_for(scope: dict) -> Visit | None:
     from apps.common.i18n import pick_language
     from apps.tenants.selectors import request_country
 
-    visitor = _Visitor(
+    visitor = Visitor(
         cookies,
         headers.get(b"accept-language", b"").decode("latin1"),
         headers.get(_header_name(settings.GEOIP_COUNTRY_HEADER), b"").decode("latin1"),
@@ -633,7 +669,7 @@ class PageCacheApp:
             or not enabled()
             or scope["method"] != "GET"
             or scope.get("query_string")
-            or not CACHED_PATHS.fullmatch(scope["path"])
+            or not cached_paths().fullmatch(scope["path"])
         ):
             return await self.app(scope, receive, send)
         entry, fresh = None, False
@@ -688,7 +724,7 @@ class PageCacheApp:
         try:
             entry = entry_from_response(start["status"], start.get("headers", []), b"".join(chunks), offered)
             if entry is not None and volatile_available():
-                await _save(visit.site.schema_name, visit.variant, entry, scope["path"])
+                await _save(visit.site.schema_name, visit.variant, entry, scope["path"], offered.family)
         except CACHE_ERRORS as exc:
             volatile_failed(exc)
         except Exception:
@@ -706,23 +742,7 @@ def site_pages_forget_on_commit(schema_names: list[str]) -> None:
 
 
 def current_site_pages_forget() -> None:
-    """For a change to a site's own rows (its schema is the connection's), e.g. a photo:
-    its pages and the landers' card lists they are made of."""
+    """For a change to a site's own rows (its schema is the connection's), e.g. a photo."""
     from django.db import connection
 
-    schema_name = getattr(connection, "schema_name", None)
-    tenant = getattr(connection, "tenant", None)
-    if not schema_name or schema_name == settings.PUBLIC_SCHEMA_NAME:
-        return
-    site_id = getattr(tenant, "pk", None)
-
-    def forget() -> None:
-        site_pages_forget(schema_name)
-        if site_id is not None:
-            from apps.common.cache import volatile_delete_many
-
-            volatile_delete_many([f"landers:cards:{site_id}", f"landers:online:{site_id}"])
-
-    from django.db import transaction
-
-    transaction.on_commit(forget)
+    site_pages_forget_on_commit([getattr(connection, "schema_name", None)])
