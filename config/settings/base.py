@@ -140,6 +140,9 @@ DATABASE_SERVING_ROLE = env("DATABASE_SERVING_ROLE", default=DATABASES["default"
 # The key of the hash that replaces an erased member's e-mail address in the audit trail
 # (apps.support.audit): the same address gives the same hash as long as the key stays.
 AUDIT_HASH_KEY = env("AUDIT_HASH_KEY", default=SECRET_KEY)
+# Whether the processes may log in as the audit trail's owner (apps.support.checks):
+# development's one role, yes; production and the tests, no.
+DATABASE_SINGLE_ROLE_ALLOWED = env.bool("DATABASE_SINGLE_ROLE_ALLOWED", default=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env("REDIS_URL", default="redis://127.0.0.1:6379/0")

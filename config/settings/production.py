@@ -20,6 +20,9 @@ env("REDIS_URL")
 # The evictable cache's own Redis (maxmemory, allkeys-lru); without it the pages would
 # share the broker's memory (docs/deploy.md).
 env("CACHE_URL")
+# The processes serve as a role that cannot rewrite the audit trail; deploy/run.sh checks
+# it before a process starts (apps.support.checks).
+DATABASE_SINGLE_ROLE_ALLOWED = env.bool("DATABASE_SINGLE_ROLE_ALLOWED", default=False)
 # Pushes signed in one process are checked against the key the browser subscribed with,
 # which another process served: one pair for the deployment.
 VAPID_PRIVATE_KEY = env("VAPID_PRIVATE_KEY")

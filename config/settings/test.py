@@ -33,6 +33,7 @@ DATABASES = {"default": database_from_url(DATABASE_URL, CONN_MAX_AGE=0)}
 # tests then serve as this role, made by the harness (conftest.py), as production does.
 DATABASE_SERVING_ROLE = env("TEST_DATABASE_SERVING_ROLE", default="dating_serving_test")
 DATABASE_SERVING_PASSWORD = env("TEST_DATABASE_SERVING_PASSWORD", default="dating-serving-test")
+DATABASE_SINGLE_ROLE_ALLOWED = False
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
 

@@ -213,3 +213,19 @@ def test_erasing_a_member_replaces_their_email_in_the_trail_with_a_keyed_hash(si
     assert len(redaction) == 1 and redaction[0].after == {"rows": 3} and redaction[0].target == expected
     # and another member's row with the same address on another site is untouched
     assert AuditEntry.objects.get(site_id=gay_site.pk, member_id=other.pk).target == "anna.erased+x@example.com"
+
+
+def test_a_process_that_could_rewrite_the_trail_does_not_start(settings, serving, owner):
+    """`check --database default` (deploy/run.sh, before every production process) passes as
+    the serving role; the same question asked as the owner finds the rewriter."""
+    from django.core import checks
+
+    from apps.support.checks import trail_rewriter
+
+    def errors_found() -> list[str]:
+        return [message.id for message in checks.run_checks(databases=["default"], tags=[checks.Tags.database])]
+
+    assert errors_found() == []
+    assert trail_rewriter(serving.cursor()) is None
+    role, table_owner = trail_rewriter(owner.cursor())
+    assert role == table_owner == settings.DATABASE_OWNER["USER"]
