@@ -8,7 +8,6 @@ many members a site has."""
 
 from __future__ import annotations
 
-import collections
 import itertools
 import json
 import logging
@@ -30,14 +29,15 @@ from apps.notifications.sending import (
     push_finish,
     push_prepare,
 )
-from apps.notifications.webpush import push_result, push_start
+from apps.notifications.webpush import pushes_send
 
 logger = logging.getLogger(__name__)
 
 CHUNK = 500
-# Requests waiting for a push service's answer while the next push is encrypted (threads
-# cost more than they saved: the interpreter lock; bench/bench_notify.py).
-PUSH_IN_FLIGHT = int(os.environ.get("NOTICE_PUSH_IN_FLIGHT", "4"))
+# Requests of a chunk waiting for their push services' answers at once, while the
+# sender's loop encrypts the next push (apps.notifications.webpush); each keeps a
+# connection of its own open, so this is also the connections per push service.
+PUSH_IN_FLIGHT = int(os.environ.get("NOTICE_PUSH_IN_FLIGHT", "64"))
 NOTICE_FIELDS = [field.name for field in Notice._meta.concrete_fields]
 # What sending reads of a member (anything else is loaded when needed).
 MEMBER_FIELDS = [
@@ -149,18 +149,10 @@ def notices_send_batch(*, first_id: int, last_id: int, campaign=None) -> dict[st
     for pk, user_id, endpoint, p256dh, auth in rows.values_list("pk", "user_id", "endpoint", "p256dh", "auth"):
         devices.setdefault(user_id, []).append(Device(pk, endpoint, p256dh, auth))
     finished: list[Notice] = []
-    # Pushes in flight, oldest first: (job, its pending pushes). Up to PUSH_IN_FLIGHT
-    # requests wait for their answers on connections of their own while this thread
-    # encrypts the next ones; no threads, no database work between send and answer.
-    flight: collections.deque = collections.deque()
-    waiting = 0
+    jobs: list[PushJob] = []
 
-    def settle_oldest() -> None:
-        nonlocal waiting
-        job, pushes = flight.popleft()
-        waiting -= len(pushes)
-        state = push_finish(job, [push_result(push) for push in pushes])
-        finished.append(job.notice)
+    def count(notice: Notice, state: str) -> None:
+        finished.append(notice)
         counts[state] = counts.get(state, 0) + 1
 
     # In the members' languages, one language at a time.
@@ -171,16 +163,16 @@ def notices_send_batch(*, first_id: int, last_id: int, campaign=None) -> dict[st
             for notice in group:
                 outcome = _prepare(notice, campaign, devices)
                 if isinstance(outcome, PushJob):
-                    pushes = [push_start(**outcome.request(device)) for device in outcome.subscriptions]
-                    flight.append((outcome, pushes))
-                    waiting += len(pushes)
-                    while waiting > PUSH_IN_FLIGHT:
-                        settle_oldest()
+                    jobs.append(outcome)
                 elif outcome:
-                    finished.append(notice)
-                    counts[outcome] = counts.get(outcome, 0) + 1
-    while flight:
-        settle_oldest()
+                    count(notice, outcome)
+    # The chunk's pushes go to the sender in one hand-over (not one per push: each costs
+    # two thread switches); this thread waits, so the sender has the interpreter to itself.
+    answers = iter(
+        pushes_send([job.request(device) for job in jobs for device in job.subscriptions], in_flight=PUSH_IN_FLIGHT)
+    )
+    for job in jobs:
+        count(job.notice, push_finish(job, [next(answers) for _ in job.subscriptions]))
     _store(finished)
     return counts
 

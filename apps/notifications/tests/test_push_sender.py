@@ -27,7 +27,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from apps.accounts.services.push import address_public
 from apps.notifications import webpush
-from apps.notifications.webpush import DELIVERED, GONE, REFUSED, RETRY, push_send
+from apps.notifications.webpush import DELIVERED, GONE, REFUSED, RETRY, push_send, pushes_send
 
 ROOT = Path(__file__).resolve().parents[3]
 PUSH_HOST = "push.example.net"
@@ -226,6 +226,19 @@ def test_push_every_address_of_the_host_is_checked(checked, monkeypatch, public_
     inside.close()
 
 
+def test_push_a_batch_checks_each_connection_it_opens(checked, monkeypatch, public_route):
+    """Two pushes to one host handed over together open two connections at once: each
+    gets a lookup of its own, and the one that answers the loopback address is refused."""
+    inside = Listener()
+    dns = FakeDNS(monkeypatch, [[PUBLIC], ["127.0.0.1"]], inside.port)
+    answers = pushes_send([_request(f"https://{PUSH_HOST}/push/{n}") for n in range(2)], in_flight=2)
+    assert sorted(answer.outcome for answer in answers) == [REFUSED, RETRY]
+    assert len(dns.lookups) == 2
+    assert public_route == [(PUBLIC, inside.port)]
+    assert inside.connections == []
+    inside.close()
+
+
 @pytest.mark.parametrize(
     "endpoint",
     [
@@ -338,6 +351,38 @@ def test_push_content_length_and_keep_alive(local):
     assert headers[b"ttl"] == b"60" and headers[b"content-encoding"] == b"aes128gcm"
     assert headers[b"content-length"] == str(len(body)).encode() and len(body) > 86  # header + ciphertext
     assert headers[b"authorization"].startswith(b"vapid t=")
+    server.close()
+
+
+def test_push_a_batch_answers_each_push_in_its_order(local):
+    """One hand-over, many push services: each answer is its own push's, in the order
+    of the requests, whatever order the services answer in."""
+    delivered = RawServer([b"HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"] * 2)
+    gone = RawServer([b"HTTP/1.1 410 Gone\r\nContent-Length: 0\r\n\r\n"])
+    busy = RawServer([b"HTTP/1.1 503 Busy\r\nRetry-After: 120\r\nContent-Length: 0\r\n\r\n"])
+    endpoints = [delivered.url, "ftp://example.net/x", gone.url, busy.url, delivered.url]
+    answers = pushes_send([_request(endpoint) for endpoint in endpoints], in_flight=2)
+    assert [(answer.outcome, answer.status, answer.retry_after) for answer in answers] == [
+        (DELIVERED, 201, 0),
+        (REFUSED, 0, 0),
+        (GONE, 410, 0),
+        (RETRY, 503, 120),
+        (DELIVERED, 201, 0),
+    ]
+    assert len(delivered.requests) == 2 and len(gone.requests) == len(busy.requests) == 1
+    for server in (delivered, gone, busy):
+        server.close()
+
+
+def test_push_a_batch_keeps_at_most_in_flight_requests_open(local):
+    """A batch larger than its bound: every push delivered over at most `in_flight`
+    connections, kept open from one push to the next, each push body encrypted anew."""
+    server = RawServer([b"HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"] * 20)
+    answers = pushes_send([_request(server.url) for _ in range(20)], in_flight=3)
+    assert [answer.outcome for answer in answers] == [DELIVERED] * 20
+    assert 1 <= server.connections <= 3
+    bodies = [request.partition(b"\r\n\r\n")[2] for request in server.requests]
+    assert len(set(bodies)) == 20  # a fresh key and salt per push
     server.close()
 
 
