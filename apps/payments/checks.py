@@ -28,3 +28,25 @@ def sms_backend_check(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
             )
         ]
     return []
+
+
+@checks.register()
+def gateways_check(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+    """Every gateway a site may choose (Site.payment_gateway) has a class in
+    PAYMENT_GATEWAYS that can be imported: a missing one would only show when a member
+    pays on such a site."""
+    from apps.tenants.models import Site
+
+    errors: list[checks.CheckMessage] = []
+    for name, _label in Site._meta.get_field("payment_gateway").choices:
+        path = settings.PAYMENT_GATEWAYS.get(name)
+        if path is None:
+            errors.append(
+                checks.Error(f"PAYMENT_GATEWAYS has no gateway {name!r}, which sites may choose.", id="payments.E003")
+            )
+            continue
+        try:
+            import_string(path)
+        except ImportError:
+            errors.append(checks.Error(f"PAYMENT_GATEWAYS[{name!r}] {path!r} cannot be imported.", id="payments.E004"))
+    return errors

@@ -44,7 +44,8 @@ from apps.accounts.models import User
 from apps.common.exceptions import ApplicationError
 from apps.payments.discounts import active_discount
 from apps.payments.formatting import money_format
-from apps.payments.gateways.base import GatewayError, gateway_for
+from apps.payments.gateways.base import GatewayError
+from apps.payments.gateways.registry import gateway_for
 from apps.payments.models import DirectDebitRequest, Mandate, Payment, PaymentStatus
 from apps.payments.selectors import OfferedPackage, package_offered, packages_offered, payment_country, payment_methods
 from apps.tenants.models import Site

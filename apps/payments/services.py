@@ -21,7 +21,7 @@ import logging
 import math
 from datetime import datetime, timedelta
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Q, Sum, Value
 from django.db.models.functions import Coalesce
 from django.http import HttpRequest
@@ -34,14 +34,8 @@ from apps.accounts.models import User
 from apps.common.exceptions import ApplicationError
 from apps.credits.models import CreditEntry, EntryKind
 from apps.credits.services import credits_adjust, credits_frozen_error, credits_grant, credits_take_back
-from apps.payments.gateways.base import (
-    Gateway,
-    GatewayError,
-    GatewayTimeout,
-    ProviderPayment,
-    gateway_for,
-    sandbox_allowed,
-)
+from apps.payments.gateways.base import Gateway, GatewayError, GatewayTimeout, ProviderPayment
+from apps.payments.gateways.registry import gateway_for, sandbox_allowed
 from apps.payments.methods import MANDATE_METHODS, PAYMENT_METHODS, gateway_method
 from apps.payments.models import (
     STATUS_RANK,
@@ -53,6 +47,7 @@ from apps.payments.models import (
     Sequence,
 )
 from apps.payments.selectors import discounted, package_offered, payment_country, payment_methods
+from apps.tenants.current import current_site
 from apps.tenants.models import Site
 
 logger = logging.getLogger(__name__)
@@ -122,27 +117,6 @@ def _refund_not_allowed(message: str) -> ApplicationError:
 
 
 # --- Helpers -------------------------------------------------------------------------------
-
-
-def _current_site() -> Site:
-    site = getattr(connection, "tenant", None)
-    if not isinstance(site, Site) or site.schema_name == get_public_schema_name():
-        raise RuntimeError("payments are handled in a site's schema")
-    return site
-
-
-def _gateway_named(site: Site, name: str) -> Gateway:
-    """The gateway that took a payment: the site's current one, or the one it used before
-    (a site that moved from the sandbox to Mollie still follows its sandbox payments)."""
-    if name == site.payment_gateway:
-        return gateway_for(site)
-    if name == "mollie":
-        from apps.payments.gateways.mollie import MollieGateway
-
-        return MollieGateway(api_key=site.mollie_api_key)
-    from apps.payments.gateways.sandbox import SandboxGateway
-
-    return SandboxGateway(site=site)
 
 
 def _gateway_taking_payments(site: Site) -> Gateway:
@@ -351,7 +325,7 @@ def payment_sync(*, payment: Payment) -> Payment:
     retries). A payment the gateway never accepted is returned as it is."""
     if not payment.provider_id:
         return payment
-    gateway = _gateway_named(_current_site(), payment.gateway)
+    gateway = gateway_for(current_site(), name=payment.gateway)
     provider = gateway.payment_fetch(payment.provider_id)
     return _apply(payment_id=payment.pk, provider=provider)
 
@@ -543,7 +517,7 @@ def refundable(payment: Payment, *, now: datetime | None = None, user=None) -> d
     if user is None or user.pk != payment.user_id:
         user = User.objects.filter(pk=payment.user_id).first() if payment.user_id else None
     credits, amount, until, reason = _refund_offer(
-        payment=payment, user=user, site=_current_site(), now=now or timezone.now()
+        payment=payment, user=user, site=current_site(), now=now or timezone.now()
     )
     if reason:
         return None
@@ -555,7 +529,7 @@ def refund_request(*, payment: Payment, requested_by: str, now: datetime | None 
     site's refund period. The credits are taken back at once, with the Refund, in one
     transaction; after commit the gateway is asked with the Refund's idempotency key
     (refund_send). Raises "refund_not_allowed" with the reason."""
-    site = _current_site()
+    site = current_site()
     now = now or timezone.now()
     with transaction.atomic():
         locked = Payment.objects.select_for_update().get(pk=payment.pk)
@@ -590,7 +564,7 @@ def refund_send(*, refund_id: int) -> Refund:
     if refund.status != RefundStatus.REQUESTED:
         return refund
     payment = refund.payment
-    gateway = _gateway_named(_current_site(), payment.gateway)
+    gateway = gateway_for(current_site(), name=payment.gateway)
     try:
         provider = gateway.refund_create(
             provider_id=payment.provider_id,

@@ -20,7 +20,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 from apps.common.exceptions import error_body
 from apps.payments.formatting import money_format
 from apps.payments.gateways import sandbox
-from apps.payments.gateways.base import GatewayError, GatewayTimeout, sandbox_allowed
+from apps.payments.gateways.base import GatewayError, GatewayTimeout
+from apps.payments.gateways.registry import sandbox_allowed
 from apps.payments.gateways.sandbox import sandbox_chargeback, sandbox_checkout_decide, sandbox_payment_get
 from apps.payments.methods import method_label
 from apps.payments.models import Payment

@@ -5,7 +5,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from apps.payments.gateways.base import sandbox_allowed
+from apps.payments.gateways.registry import sandbox_allowed
 from apps.payments.methods import PAYMENT_METHODS
 from apps.tenants import tls
 from apps.tenants.constants import PROFILE_FIELDS, SEARCHABLE_PROFILE_FIELDS

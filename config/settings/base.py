@@ -434,6 +434,13 @@ CELERY_BEAT_SCHEDULE: dict = {
         "schedule": crontab(day_of_week=0, hour=17, minute=5),
     },
 }
+# The payment gateways by the name a site chooses (Site.payment_gateway): each a class
+# implementing apps.payments.gateways.base.Gateway, loaded by its dotted path
+# (apps.payments.gateways.registry).
+PAYMENT_GATEWAYS = {
+    "sandbox": "apps.payments.gateways.sandbox.SandboxGateway",
+    "mollie": "apps.payments.gateways.mollie.MollieGateway",
+}
 # The sandbox gateway: a repeat order by SEPA direct debit is "pending" this long.
 SANDBOX_DIRECT_DEBIT_SETTLE_SECONDS = env.int("SANDBOX_DIRECT_DEBIT_SETTLE_SECONDS", default=5)
 # Where the sandbox's webhook calls connect ("host:port"), the site named in the Host

@@ -1,13 +1,3 @@
-"""Payment gateways: one interface (base.Gateway), two implementations (sandbox, mollie).
-`gateway_for(site)` gives the site's gateway."""
-
-from apps.payments.gateways.base import (
-    Gateway,
-    GatewayError,
-    GatewayTimeout,
-    ProviderPayment,
-    ProviderRefund,
-    gateway_for,
-)
-
-__all__ = ["Gateway", "GatewayError", "GatewayTimeout", "ProviderPayment", "ProviderRefund", "gateway_for"]
+"""Payment gateways: one interface (base.Gateway), its implementations (sandbox, mollie),
+and the registry that loads the one a site uses by its dotted path in
+settings.PAYMENT_GATEWAYS (registry.gateway_for)."""

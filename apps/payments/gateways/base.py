@@ -3,12 +3,13 @@
 A gateway creates payments (one-off, a first payment that stores a mandate, or a
 recurring payment on a stored mandate), reports a payment's state when asked (we never
 trust a webhook's body: it only says which payment to fetch), and creates refunds with an
-idempotency key. Amounts are integer minor units."""
+idempotency key. Amounts are integer minor units.
+
+Implementations live beside it (sandbox, mollie) and are chosen by name, never imported
+here: apps.payments.gateways.registry loads the one a site uses."""
 
 from dataclasses import dataclass, field
-from typing import Protocol
-
-from django.conf import settings
+from typing import Protocol, Self
 
 from apps.tenants.models import Site
 
@@ -19,17 +20,6 @@ class GatewayError(Exception):
 
 class GatewayTimeout(GatewayError):
     """The provider did not answer in time: the call may be retried later."""
-
-
-class SandboxRefused(GatewayError):
-    """The site is on the sandbox gateway and this deployment takes no test payments
-    (settings.ALLOW_TEST_PAYMENTS off): a live site left so would give credits for nothing."""
-
-
-def sandbox_allowed() -> bool:
-    """Whether the sandbox gateway may take payments here (development, tests, a demo or
-    staging deployment that sets ALLOW_TEST_PAYMENTS)."""
-    return bool(getattr(settings, "ALLOW_TEST_PAYMENTS", False))
 
 
 @dataclass(frozen=True)
@@ -59,7 +49,13 @@ class ProviderRefund:
 
 
 class Gateway(Protocol):
+    # The name sites choose it by (Site.payment_gateway) and payments keep (Payment.gateway).
     name: str
+
+    @classmethod
+    def for_site(cls, site: Site) -> Self:
+        """The gateway set up for one site (its own keys), as the registry builds it."""
+        ...
 
     def payment_create(
         self,
@@ -100,14 +96,3 @@ class Gateway(Protocol):
     def refund_create(
         self, *, provider_id: str, amount: int, currency: str, description: str, idempotency_key: str
     ) -> ProviderRefund: ...
-
-
-def gateway_for(site: Site) -> Gateway:
-    """The site's gateway (Site.payment_gateway): the sandbox unless Mollie is chosen."""
-    if site.payment_gateway == "mollie":
-        from apps.payments.gateways.mollie import MollieGateway
-
-        return MollieGateway(api_key=site.mollie_api_key)
-    from apps.payments.gateways.sandbox import SandboxGateway
-
-    return SandboxGateway(site=site)

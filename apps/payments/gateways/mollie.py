@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal, InvalidOperation
+from typing import Self
 from urllib.parse import urlsplit
 
 from mollie.api.client import Client
@@ -20,6 +21,7 @@ from mollie.api.objects.payment import Payment as MolliePayment
 
 from apps.payments.gateways.base import GatewayError, GatewayTimeout, ProviderPayment, ProviderRefund
 from apps.payments.methods import PAYMENT_METHODS, gateway_method
+from apps.tenants.models import Site
 
 # (connect, read) seconds: a member waits for payment_start and Mollie waits for our
 # webhook answer, so neither may hang on a slow provider.
@@ -112,6 +114,11 @@ class MollieGateway:
         except RequestSetupError:
             # Raised at the first call, where the payments service handles GatewayError.
             self._key_error = "The site has no valid Mollie API key (live_… or test_…)."
+
+    @classmethod
+    def for_site(cls, site: Site) -> Self:
+        """With the site's own key (Site.mollie_api_key, stored encrypted)."""
+        return cls(api_key=site.mollie_api_key)
 
     # --- calls ---------------------------------------------------------------------
 

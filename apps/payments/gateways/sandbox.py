@@ -16,6 +16,7 @@ hour, as at a real provider."""
 
 import secrets
 from datetime import timedelta
+from typing import Self
 from urllib.parse import urljoin
 
 from django.conf import settings
@@ -23,7 +24,8 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from apps.payments.gateways.base import GatewayError, ProviderPayment, ProviderRefund, SandboxRefused, sandbox_allowed
+from apps.payments.gateways.base import GatewayError, ProviderPayment, ProviderRefund
+from apps.payments.gateways.registry import sandbox_allowed
 from apps.payments.models import SandboxPayment
 from apps.tenants.models import Site
 
@@ -55,6 +57,11 @@ CHECKOUT_ACTIONS = {
 CHECKOUT_OPEN_STATUSES = ("open", "pending")
 
 
+class SandboxRefused(GatewayError):
+    """The site is on the sandbox gateway and this deployment takes no test payments
+    (settings.ALLOW_TEST_PAYMENTS off): a live site left so would give credits for nothing."""
+
+
 def _new_id(prefix: str) -> str:
     return f"{prefix}{secrets.token_hex(8)}"
 
@@ -80,6 +87,10 @@ class SandboxGateway:
 
     def __init__(self, site: Site | None = None) -> None:
         self.site = site
+
+    @classmethod
+    def for_site(cls, site: Site) -> Self:
+        return cls(site=site)
 
     # --- Payments ---------------------------------------------------------------
 

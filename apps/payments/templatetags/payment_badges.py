@@ -4,7 +4,7 @@ nobody takes a test site for a live one or a live one left on the sandbox for wo
 
 from django import template
 
-from apps.payments.gateways.base import sandbox_allowed
+from apps.payments.gateways.registry import sandbox_allowed
 
 register = template.Library()
 

@@ -13,7 +13,7 @@ import responses
 from django.utils import timezone
 
 from apps.accounts.models import User
-from apps.payments.gateways.base import GatewayError, GatewayTimeout, ProviderPayment, ProviderRefund, gateway_for
+from apps.payments.gateways.base import GatewayError, GatewayTimeout, ProviderPayment, ProviderRefund
 from apps.payments.gateways.mollie import (
     TIMEOUT,
     MollieGateway,
@@ -22,6 +22,7 @@ from apps.payments.gateways.mollie import (
     mandate_details,
     mask_account,
 )
+from apps.payments.gateways.registry import gateway_for
 from apps.payments.models import Mandate, Payment
 from apps.profiles.tests.helpers_view import logged_in, member
 from apps.tenants.models import CreditPackage, Site

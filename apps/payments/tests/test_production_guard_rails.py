@@ -10,8 +10,7 @@ from django.contrib.messages import get_messages
 from django.test import override_settings
 
 from apps.payments.checks import sms_backend_check
-from apps.payments.gateways.base import SandboxRefused
-from apps.payments.gateways.sandbox import SandboxGateway, sandbox_checkout_decide
+from apps.payments.gateways.sandbox import SandboxGateway, SandboxRefused, sandbox_checkout_decide
 from apps.payments.models import Payment, SandboxPayment
 from apps.payments.sms import ConsoleBackend
 from apps.payments.tests.helpers_core import buyer, package, start
