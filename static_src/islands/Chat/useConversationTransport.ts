@@ -81,7 +81,7 @@ function useRealtimeStatus(realtime: Realtime | null | undefined): RealtimeStatu
 }
 
 function useOnline(): boolean {
-  const [online, setOnline] = useState(() => typeof navigator === "undefined" || navigator.onLine !== false);
+  const [online, setOnline] = useState(() => navigator.onLine);
   useEffect(() => {
     const update = () => setOnline(navigator.onLine);
     window.addEventListener("online", update);
@@ -95,8 +95,7 @@ function useOnline(): boolean {
 }
 
 function isOffline(err: unknown): boolean {
-  if (typeof navigator !== "undefined" && navigator.onLine === false) return true;
-  return err instanceof ApiError && (err.status === 0 || err.status >= 500);
+  return !navigator.onLine || (err instanceof ApiError && (err.status === 0 || err.status >= 500));
 }
 
 /** The body of POST /api/message.php for `item`: a photo as multipart, else JSON, which

@@ -43,7 +43,7 @@ export function useReadMarks(conversation: number, realtime: Realtime | null | u
   const markRead = useCallback(() => {
     // Only a member at the screen reads: a visible tab nobody uses leaves messages unread,
     // so they become a notice (lib/activity.ts); the next input reads them.
-    if (typeof document !== "undefined" && !memberActive()) return;
+    if (!memberActive()) return;
     if (realtime?.send({ type: "read", conversation })) {
       storeMarkRead(conversation);
       return;
