@@ -137,8 +137,8 @@ def make_site() -> dict:
     from django_tenants.utils import tenant_context
 
     from apps.chat.services import conversation_open
+    from apps.payments.models import CreditPackage
     from apps.profiles.services.demo import demo_profiles, demo_profiles_seed
-    from apps.tenants.models import CreditPackage
     from bench.common import members_with_sessions
     from bench.many_sites import measured_site_alone
 

@@ -40,8 +40,8 @@ def make_sites(members: int) -> list[dict]:
     from django_tenants.utils import tenant_context
 
     from apps.chat.services import conversation_open
-    from apps.tenants.demo import demo_packages_ensure
-    from apps.tenants.models import CreditPackage
+    from apps.payments.models import CreditPackage
+    from apps.payments.packages import packages_default_ensure
     from apps.tenants.services import site_create
 
     made = []
@@ -51,7 +51,7 @@ def make_sites(members: int) -> list[dict]:
             name=name, domain=domain, countries=["GB"], languages=["en"], domain_language="en",
             support_email=f"support@{domain}", niche=niche,
         )  # fmt: skip
-        demo_packages_ensure(site)
+        packages_default_ensure(site)
         package = CreditPackage.objects.filter(site=site, credits=50).values_list("pk", flat=True).get()
         with tenant_context(site):
             users, profiles, sessions = members_with_sessions(

@@ -43,10 +43,10 @@ ROLES: dict[str, list[str]] = {
         "tenants.site",
         "tenants.domain",
         "tenants.company",
-        "tenants.creditpackage",
-        "tenants.creditpackageprice",
+        "payments.creditpackage",
+        "payments.creditpackageprice",
         "tenants.gift",
-        "tenants.discountcode",
+        "payments.discountcode",
         "tenants.minimummessagecost",
         "tenants.campaign",
         # The operators' own pages of a site ({token} route) and the landers' videos.

@@ -4,6 +4,10 @@ from django.apps import AppConfig
 class PaymentsConfig(AppConfig):
     name = "apps.payments"
     label = "payments"
+    # What a site sells lives beside the site in the public schema, edited in the
+    # operators' admin; every other model of the app in each site's schema
+    # (apps.tenants.routers).
+    public_models = ("creditpackage", "creditpackageprice", "discountcode")
 
     def ready(self) -> None:
         # The member's payments in "Download my data" (apps.payments.export).
@@ -24,5 +28,11 @@ class PaymentsConfig(AppConfig):
 
         island_strings_register("Checkout", checkout_strings)
 
-        # The settings checks: the SMS backend and test payments (apps.payments.checks).
+        # A new site sells the default credit packages (apps.payments.packages).
+        from apps.payments.packages import packages_default_ensure
+        from apps.tenants.services import site_defaults_register
+
+        site_defaults_register(packages_default_ensure)
+
+        # The settings checks: the SMS backend, test payments and the gateways (apps.payments.checks).
         from apps.payments import checks  # noqa: F401

@@ -1,7 +1,7 @@
 """Discounts (spec §3 "Discount code", §4 "Welcome time bonus", §9): a site's discount
 codes, the welcome time bonus (TIMEBONUS25) and the welcome discount (WELCOME25).
 
-- A site's codes live in the public schema (tenants.DiscountCode) and never match on
+- A site's codes live in the public schema (payments.DiscountCode) and never match on
   another site. Codes are matched case-insensitively (stored upper-case).
 - Each member uses each code once (payments.DiscountCodeUse, recorded when a payment is
   paid); TIMEBONUS25 and WELCOME25 count the same way.
@@ -28,8 +28,7 @@ from django.utils.translation import gettext as _
 from apps.common import locale
 from apps.common.exceptions import ApplicationError
 from apps.payments.methods import method_label
-from apps.payments.models import DiscountCodeUse
-from apps.tenants.models import DiscountCode, DiscountCodeStatus
+from apps.payments.models import DiscountCode, DiscountCodeStatus, DiscountCodeUse
 
 TIME_BONUS_CODE = "TIMEBONUS25"
 TIME_BONUS_SECONDS = 14400  # 4 hours after signup

@@ -1,5 +1,8 @@
 """Payments, mandates, refunds, discount-code uses, SMS direct debit requests and the
-sandbox gateway's own payments. Models of this app live in each site schema.
+sandbox gateway's own payments, which live in each site's schema; and what a site sells,
+its credit packages with their prices and its discount codes, which live in the public
+schema beside the site they belong to and are edited in the operators' admin
+(PaymentsConfig.public_models, apps.tenants.routers).
 
 Money is integer minor units plus a currency. A payment's status only moves forward,
 driven by the status the gateway reports when we fetch it (ARCHITECTURE "Money")."""
@@ -7,8 +10,14 @@ driven by the status the gateway reports when we fetch it (ARCHITECTURE "Money")
 import secrets
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django_countries.fields import CountryField
+
+from apps.tenants.models import Site
 
 
 def _public_id() -> str:
@@ -216,3 +225,95 @@ class SandboxPayment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.id} {self.status}"
+
+
+# --- Public schema: what a site sells -------------------------------------------------
+
+currency_code = RegexValidator(r"^[A-Z]{3}$", _("Use a three-letter ISO currency code."))
+
+
+class CreditPackage(models.Model):
+    """A credit bundle a site sells (spec §2 "Credits page with credit packages"), with a
+    price in each currency the site takes. Public schema, edited with the site."""
+
+    site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="credit_packages")
+    credits = models.PositiveIntegerField(_("credits"), validators=[MinValueValidator(1)])
+    highlighted = models.BooleanField(_("highlighted"), default=False)
+    is_active = models.BooleanField(_("on sale"), default=True)
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
+
+    class Meta:
+        db_table = "tenants_creditpackage"  # the table of the tenants app it came from (payments 0002)
+        verbose_name = _("credit package")
+        verbose_name_plural = _("credit packages")
+        ordering = ["position", "credits"]
+
+    def __str__(self) -> str:
+        return _("%(credits)s credits") % {"credits": self.credits}
+
+
+class CreditPackagePrice(models.Model):
+    """A package's price in one currency, in minor units (cents)."""
+
+    package = models.ForeignKey(CreditPackage, on_delete=models.CASCADE, related_name="prices")
+    currency = models.CharField(_("currency"), max_length=3, default="EUR", validators=[currency_code])
+    amount = models.PositiveIntegerField(
+        _("price (minor units)"), validators=[MinValueValidator(100)], help_text=_("In cents: 1995 is 19.95.")
+    )
+
+    class Meta:
+        db_table = "tenants_creditpackageprice"
+        verbose_name = _("price")
+        verbose_name_plural = _("prices")
+        constraints = [models.UniqueConstraint(fields=["package", "currency"], name="unique_package_currency")]
+
+    def __str__(self) -> str:
+        return f"{self.amount / 100:.2f} {self.currency}"
+
+
+class DiscountCodeStatus(models.TextChoices):
+    ACTIVE = "active", _("Active")
+    INACTIVE = "inactive", _("Inactive")
+
+
+class DiscountCode(models.Model):
+    """A discount code of a site (spec §3 "Discount code"). Each member may use a code
+    once (DiscountCodeUse). Empty country, currency or payment methods mean any;
+    `member_id` limits the code to one member of the site."""
+
+    site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="discount_codes")
+    code = models.CharField(
+        _("code"),
+        max_length=40,
+        validators=[RegexValidator(r"^[A-Z0-9_-]{3,40}$", _("Use 3 to 40 capital letters, digits, - or _."))],
+    )
+    value_percentage = models.PositiveSmallIntegerField(
+        _("percentage"), validators=[MinValueValidator(1), MaxValueValidator(90)]
+    )
+    country = CountryField(_("country"), blank=True)
+    member_id = models.BigIntegerField(_("member id"), null=True, blank=True)
+    expires = models.DateTimeField(_("expires"), null=True, blank=True)
+    currency = models.CharField(_("currency"), max_length=3, blank=True, validators=[currency_code])
+    minimum_order_value = models.PositiveIntegerField(
+        _("minimum order value (minor units)"), default=0, help_text=_("In cents, before the discount.")
+    )
+    status = models.CharField(
+        _("status"), max_length=10, choices=DiscountCodeStatus.choices, default=DiscountCodeStatus.ACTIVE
+    )
+    paymentmethods = ArrayField(
+        models.CharField(max_length=30), default=list, blank=True, verbose_name=_("payment methods")
+    )
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        db_table = "tenants_discountcode"
+        verbose_name = _("discount code")
+        verbose_name_plural = _("discount codes")
+        constraints = [models.UniqueConstraint(fields=["site", "code"], name="unique_site_discount_code")]
+
+    def __str__(self) -> str:
+        return f"{self.code} ({self.value_percentage}%)"
+
+    @property
+    def expired(self) -> bool:
+        return self.expires is not None and self.expires <= timezone.now()

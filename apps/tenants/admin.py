@@ -6,21 +6,17 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from apps.payments.gateways.registry import sandbox_allowed
-from apps.payments.methods import PAYMENT_METHODS
 from apps.tenants import tls
 from apps.tenants.constants import PROFILE_FIELDS, SEARCHABLE_PROFILE_FIELDS
 from apps.tenants.models import (
     Company,
-    CreditPackage,
-    CreditPackagePrice,
-    DiscountCode,
     Domain,
     Gift,
     MinimumMessageCost,
     Site,
 )
 from apps.tenants.selectors import regions_for_country
-from apps.tenants.services import gifts_default_ensure, packages_default_ensure, schema_name_for
+from apps.tenants.services import schema_name_for, site_defaults_ensure
 from apps.tenants.theme import MIN_CONTRAST, TEXT_ON_PRIMARY, TEXT_ON_SECONDARY, contrast_ratio
 
 
@@ -324,8 +320,7 @@ class SiteAdmin(admin.ModelAdmin):
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
         if not change:  # A new site gets the default gifts and credit packages (it may change them).
-            gifts_default_ensure(form.instance)
-            packages_default_ensure(form.instance)
+            site_defaults_ensure(form.instance)
 
     def get_readonly_fields(self, request, obj=None):
         # The schema name is fixed once the schema exists.
@@ -356,82 +351,6 @@ class SiteChoiceMixin:
         if db_field.name == "site":
             kwargs["queryset"] = _sites_only()
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
-
-
-class CreditPackagePriceInline(admin.TabularInline):
-    model = CreditPackagePrice
-    extra = 1
-    min_num = 1
-
-
-@admin.register(CreditPackage)
-class CreditPackageAdmin(SiteChoiceMixin, admin.ModelAdmin):
-    list_display = ("__str__", "site", "price_list", "highlighted", "is_active", "position")
-    list_filter = (("site", admin.RelatedOnlyFieldListFilter), "is_active", "highlighted")
-    list_select_related = ("site",)
-    ordering = ("site__name", "position", "credits")
-    inlines = [CreditPackagePriceInline]
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).prefetch_related("prices")
-
-    @admin.display(description=_("prices"))
-    def price_list(self, obj: CreditPackage) -> str:
-        return ", ".join(str(price) for price in obj.prices.all())
-
-
-class DiscountCodeForm(forms.ModelForm):
-    paymentmethods = forms.MultipleChoiceField(
-        label=_("payment methods"),
-        choices=[(code, label) for code, (label, _gateway) in PAYMENT_METHODS.items()],
-        required=False,
-        widget=forms.CheckboxSelectMultiple,
-        help_text=_("None chosen: every method."),
-    )
-
-    class Meta:
-        model = DiscountCode
-        fields = (
-            "site",
-            "code",
-            "value_percentage",
-            "country",
-            "member_id",
-            "expires",
-            "currency",
-            "minimum_order_value",
-            "status",
-            "paymentmethods",
-        )
-
-    def clean_code(self) -> str:
-        return (self.cleaned_data.get("code") or "").strip().upper()
-
-
-@admin.register(DiscountCode)
-class DiscountCodeAdmin(SiteChoiceMixin, admin.ModelAdmin):
-    form = DiscountCodeForm
-    list_display = (
-        "code",
-        "site",
-        "value_percentage",
-        "country",
-        "member_id",
-        "currency",
-        "minimum_order_value",
-        "expires",
-        "status",
-        "is_expired",
-    )
-    list_filter = (("site", admin.RelatedOnlyFieldListFilter), "status")
-    search_fields = ("code",)
-    list_select_related = ("site",)
-    ordering = ("site__name", "code")
-    readonly_fields = ("created",)
-
-    @admin.display(description=_("expired"), boolean=True)
-    def is_expired(self, obj: DiscountCode) -> bool:
-        return obj.expired
 
 
 @admin.register(Gift)

@@ -2,15 +2,8 @@
 
 from django.db import transaction
 
-from apps.tenants.models import Gift, Site
-from apps.tenants.services import (
-    DEFAULT_GIFTS,
-    DEFAULT_PACKAGES,
-    company_get_or_create,
-    packages_default_ensure,
-    public_site_ensure,
-    site_create,
-)
+from apps.tenants.models import Site
+from apps.tenants.services import company_get_or_create, public_site_ensure, site_create, site_defaults_ensure
 
 DEMO_COMPANY = {
     "name": "Demo Dating B.V.",
@@ -56,26 +49,6 @@ DEMO_SITES = [
 ]
 
 
-# Credit packages of every demo site: the defaults of every new site.
-DEMO_PACKAGES = DEFAULT_PACKAGES
-
-
-def demo_packages_ensure(site: Site) -> None:
-    packages_default_ensure(site)
-
-
-# Gifts of every demo site: (name, emoji); new sites get them too (site_create).
-DEMO_GIFTS = DEFAULT_GIFTS
-
-
-def demo_gifts_ensure(site: Site) -> None:
-    if Gift.objects.filter(site=site).exists():
-        return
-    Gift.objects.bulk_create(
-        Gift(site=site, name=name, emoji=emoji, position=position) for position, (name, emoji) in enumerate(DEMO_GIFTS)
-    )
-
-
 @transaction.atomic
 def demo_sites_ensure(*, admin_domain: str = "admin.localhost") -> list[Site]:
     """Create the public row and the demo sites if they are missing. Idempotent."""
@@ -88,7 +61,8 @@ def demo_sites_ensure(*, admin_domain: str = "admin.localhost") -> list[Site]:
         site = Site.objects.filter(domains__domain=domain).first()
         if site is None:
             site = site_create(domain=domain, company=company, **spec)
-        demo_packages_ensure(site)
-        demo_gifts_ensure(site)
+        # The defaults of every new site: gifts and credit packages (a site created before
+        # one of them existed gets it here).
+        site_defaults_ensure(site)
         sites.append(site)
     return sites

@@ -1,5 +1,7 @@
 """Writes for sites: the template schema, creating sites and their domains."""
 
+from collections.abc import Callable
+
 from django.conf import settings
 from django.core.management import call_command
 from django.db import connection, transaction
@@ -8,7 +10,7 @@ from django_tenants.utils import schema_exists
 
 from apps.tenants.cloning import schema_template_refresh
 from apps.tenants.middleware import site_cache_clear
-from apps.tenants.models import Company, CreditPackage, CreditPackagePrice, Domain, Gift, Site
+from apps.tenants.models import Company, Domain, Gift, Site
 
 _SCHEMA_PREFIX = "site_"
 
@@ -62,8 +64,7 @@ def site_create(*, name: str, domain: str, **fields) -> Site:
     site.full_clean()
     site.save(verbosity=0)
     Domain.objects.create(domain=domain, tenant=site, is_primary=True)
-    gifts_default_ensure(site)
-    packages_default_ensure(site)
+    site_defaults_ensure(site)
     transaction.on_commit(site_cache_clear)
     return site
 
@@ -80,26 +81,24 @@ def gifts_default_ensure(site: Site) -> int:
     return len(gifts)
 
 
-# Credit packages a new site starts with (the operators change them in the admin):
-# (credits, {currency: minor units}, highlighted).
-DEFAULT_PACKAGES = [
-    (20, {"EUR": 1495, "GBP": 1295, "USD": 1595}, False),
-    (50, {"EUR": 2995, "GBP": 2595, "USD": 3295}, True),
-    (120, {"EUR": 5995, "GBP": 5195, "USD": 6495}, False),
-]
+# What a new site starts with beyond its gifts, from the apps that own it: each registers
+# a function of the site from its AppConfig.ready (apps.payments: the default credit
+# packages), so creating a site imports none of them.
+SITE_DEFAULTS: list[Callable[[Site], object]] = []
 
 
-def packages_default_ensure(site: Site) -> int:
-    """Give a site without credit packages the default ones (DEFAULT_PACKAGES); a site
-    that has any keeps its own. Returns the number of packages added."""
-    if CreditPackage.objects.filter(site=site).exists():
-        return 0
-    for position, (credits, prices, highlighted) in enumerate(DEFAULT_PACKAGES):
-        package = CreditPackage.objects.create(site=site, credits=credits, highlighted=highlighted, position=position)
-        CreditPackagePrice.objects.bulk_create(
-            CreditPackagePrice(package=package, currency=currency, amount=amount) for currency, amount in prices.items()
-        )
-    return len(DEFAULT_PACKAGES)
+def site_defaults_register(ensure: Callable[[Site], object]) -> None:
+    """Add a function that gives a site without any its defaults. Idempotent."""
+    if ensure not in SITE_DEFAULTS:
+        SITE_DEFAULTS.append(ensure)
+
+
+def site_defaults_ensure(site: Site) -> None:
+    """Give a new site the default gifts and what the apps registered (SITE_DEFAULTS);
+    what the site already has, it keeps."""
+    gifts_default_ensure(site)
+    for ensure in SITE_DEFAULTS:
+        ensure(site)
 
 
 def public_site_ensure(*, domain: str) -> Site:

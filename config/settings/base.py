@@ -92,7 +92,9 @@ ROOT_URLCONF = "config.urls"
 # (bench/bench_site_create.py measures the difference).
 TENANT_BASE_SCHEMA = "site_template"
 TENANT_CREATION_FAKES_MIGRATIONS = True
-DATABASE_ROUTERS = ("django_tenants.routers.TenantSyncRouter",)
+# A site's credit packages and discount codes (payments' public models) in the public
+# schema only, then django-tenants' router for whole apps (apps.tenants.routers).
+DATABASE_ROUTERS = ("apps.tenants.routers.PublicModelsRouter", "django_tenants.routers.TenantSyncRouter")
 
 
 def database_from_url(url: str, **extra) -> dict:

@@ -164,11 +164,11 @@ def _site_data(site: Site) -> SiteData:
     from apps.chat.tests.helpers import credits_give, send
     from apps.likes.models import Like
     from apps.likes.services import like_create, likeable_profiles
+    from apps.payments.models import CreditPackage
     from apps.payments.tests.helpers_core import buy
     from apps.profiles.services.photos import photo_upload
     from apps.profiles.tests.helpers import jpeg_upload
     from apps.profiles.tests.helpers_view import member
-    from apps.tenants.models import CreditPackage
 
     country = "GB" if site.domains.filter(domain="localhost").exists() else "NL"
     tag = uuid.uuid4().hex[:6]

@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from apps.tenants.models import CreditPackage
+from apps.payments.models import CreditPackage
 from tests.browser.helpers import log_in, member
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]

@@ -14,8 +14,8 @@ from playwright.sync_api import expect
 
 from apps.chat.models import Conversation
 from apps.chat.tests.helpers import credits_give
+from apps.payments.models import CreditPackage
 from apps.profiles.tests.helpers import jpeg_upload
-from apps.tenants.models import CreditPackage
 from conftest import on_site
 from tests.browser.helpers import goto_past_the_match_modal, log_in, member
 

@@ -9,8 +9,10 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from apps.tenants.models import CreditPackage, Gift, Site
-from apps.tenants.services import DEFAULT_GIFTS, DEFAULT_PACKAGES
+from apps.payments.models import CreditPackage
+from apps.payments.packages import DEFAULT_PACKAGES
+from apps.tenants.models import Gift, Site
+from apps.tenants.services import DEFAULT_GIFTS
 from tests.live import client as live_client
 from tests.live import in_thread
 from tests.staff import (

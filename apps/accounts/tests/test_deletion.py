@@ -24,8 +24,9 @@ from apps.accounts.tests.helpers_settings import (
     push_add,
 )
 from apps.common.presence import page_hidden_mark, page_hidden_since
+from apps.payments.models import DiscountCode
 from apps.profiles.models import Photo, Profile, ProfileStatus
-from apps.tenants.models import DiscountCode, MemberDirectoryEntry
+from apps.tenants.models import MemberDirectoryEntry
 from conftest import on_site
 
 pytestmark = pytest.mark.django_db

@@ -13,7 +13,8 @@ from django.test import Client
 
 from apps.accounts import staff as staff_roles
 from apps.accounts.models import User
-from apps.tenants.models import Campaign, Company, CreditPackage, DiscountCode, Gift, MemberDirectoryEntry, Site
+from apps.payments.models import CreditPackage, DiscountCode
+from apps.tenants.models import Campaign, Company, Gift, MemberDirectoryEntry, Site
 from tests.staff import STAFF_PASSWORD, staff_client, staff_member, totp_code
 
 pytestmark = pytest.mark.django_db
@@ -22,9 +23,9 @@ pytestmark = pytest.mark.django_db
 OPERATOR_PAGES = {
     "/admin/tenants/site/": "Sites",
     "/admin/tenants/company/": "Companies",
-    "/admin/tenants/creditpackage/": "Credit packages",
+    "/admin/payments/creditpackage/": "Credit packages",
     "/admin/tenants/gift/": "Gifts",
-    "/admin/tenants/discountcode/": "Discount codes",
+    "/admin/payments/discountcode/": "Discount codes",
     "/admin/tenants/campaign/": "Campaigns",
 }
 # What support handles.
@@ -119,9 +120,9 @@ def test_support_does_not_see_or_reach_what_operators_handle(a_site):
     for url, pk in (
         ("/admin/tenants/site/", a_site.pk),
         ("/admin/tenants/company/", company.pk),
-        ("/admin/tenants/creditpackage/", package.pk),
+        ("/admin/payments/creditpackage/", package.pk),
         ("/admin/tenants/gift/", gift.pk),
-        ("/admin/tenants/discountcode/", code.pk),
+        ("/admin/payments/discountcode/", code.pk),
     ):
         assert client.get(f"{url}{pk}/change/").status_code == 403, url
         assert client.post(f"{url}{pk}/change/", {"name": "Changed"}).status_code == 403, url

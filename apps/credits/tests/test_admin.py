@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from apps.accounts.models import User
-from apps.tenants.models import CreditPackage, DiscountCode
+from apps.payments.models import CreditPackage, DiscountCode
 from tests.staff import staff_client
 
 pytestmark = pytest.mark.django_db
@@ -45,7 +45,7 @@ def body(response) -> str:
 class TestCreditPackages:
     def test_the_list_filters_by_site_and_shows_the_prices(self, admin, two_sites):
         site, gay_site = two_sites
-        response = admin.get("/admin/tenants/creditpackage/", {"site__id__exact": site.pk})
+        response = admin.get("/admin/payments/creditpackage/", {"site__id__exact": site.pk})
         assert response.status_code == 200
         html = body(response)
         assert html.count('class="action-select"') == CreditPackage.objects.filter(site=site).count() == 3
@@ -54,7 +54,7 @@ class TestCreditPackages:
 
     def test_the_change_page_has_the_prices_inline(self, admin, site):
         package = CreditPackage.objects.filter(site=site, credits=50).get()
-        html = body(admin.get(f"/admin/tenants/creditpackage/{package.pk}/change/"))
+        html = body(admin.get(f"/admin/payments/creditpackage/{package.pk}/change/"))
         assert 'name="prices-TOTAL_FORMS"' in html
         assert 'value="2995"' in html and 'value="EUR"' in html
         # The site list leaves out the operators' own (public) row.
@@ -76,7 +76,7 @@ class TestCreditPackages:
             "prices-1-currency": "GBP",
             "prices-1-amount": 8495,
         }
-        response = admin.post("/admin/tenants/creditpackage/add/", data)
+        response = admin.post("/admin/payments/creditpackage/add/", data)
         assert response.status_code == 302, body(response)
         package = CreditPackage.objects.get(site=site, credits=300)
         assert sorted(package.prices.values_list("currency", "amount")) == [("EUR", 9995), ("GBP", 8495)]
@@ -93,7 +93,7 @@ class TestCreditPackages:
             "prices-0-currency": "EUR",
             "prices-0-amount": 50,
         }
-        response = admin.post("/admin/tenants/creditpackage/add/", data)
+        response = admin.post("/admin/payments/creditpackage/add/", data)
         assert response.status_code == 200
         assert "Ensure this value is greater than or equal to 100." in body(response)
         assert not CreditPackage.objects.filter(site=site, credits=5).exists()
@@ -110,7 +110,7 @@ class TestDiscountCodes:
         ]
 
     def codes_listed(self, admin, **query) -> list[str]:
-        response = admin.get("/admin/tenants/discountcode/", query)
+        response = admin.get("/admin/payments/discountcode/", query)
         assert response.status_code == 200
         return sorted(re.findall(r'<th class="field-code"><a [^>]*>([A-Z0-9_-]+)</a>', body(response)))
 
@@ -133,13 +133,13 @@ class TestDiscountCodes:
             "status": "active",
             "paymentmethods": ["ideal", "paypal"],
         }
-        response = admin.post("/admin/tenants/discountcode/add/", data)
+        response = admin.post("/admin/payments/discountcode/add/", data)
         assert response.status_code == 302, body(response)
         code = DiscountCode.objects.get(site=site, code="SUMMER25")
         assert (code.value_percentage, code.country.code, code.paymentmethods) == (25, "NL", ["ideal", "paypal"])
 
     def test_an_unknown_payment_method_is_refused(self, admin, site):
         data = {"site": site.pk, "code": "X123", "value_percentage": 5, "status": "active", "paymentmethods": ["cash"]}
-        response = admin.post("/admin/tenants/discountcode/add/", data)
+        response = admin.post("/admin/payments/discountcode/add/", data)
         assert response.status_code == 200
         assert "Select a valid choice. cash is not one of the available choices." in body(response)

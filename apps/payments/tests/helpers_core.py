@@ -12,10 +12,9 @@ from apps.accounts.models import User
 from apps.credits.models import CreditEntry
 from apps.credits.services import ledger_balance
 from apps.payments.gateways.sandbox import sandbox_checkout_decide
-from apps.payments.models import Payment
+from apps.payments.models import CreditPackage, Payment
 from apps.payments.services import payment_start, payment_sync
 from apps.profiles.tests.helpers_view import member
-from apps.tenants.models import CreditPackage
 from conftest import on_site
 
 # Members who signed up a month ago: no time bonus and no welcome discount, so prices

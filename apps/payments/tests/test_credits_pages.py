@@ -17,9 +17,16 @@ from apps.accounts.models import User
 from apps.payments.api.payment import PAYMENT_RATE_LIMIT
 from apps.payments.gateways.base import GatewayTimeout
 from apps.payments.gateways.sandbox import SandboxGateway, sandbox_checkout_decide
-from apps.payments.models import Mandate, Payment, PaymentStatus, Sequence
+from apps.payments.models import (
+    CreditPackage,
+    CreditPackagePrice,
+    DiscountCode,
+    Mandate,
+    Payment,
+    PaymentStatus,
+    Sequence,
+)
 from apps.payments.tests.helpers_core import GBP_PRICES, buy, buyer, fresh, package, start
-from apps.tenants.models import CreditPackage, CreditPackagePrice, DiscountCode
 from conftest import on_site
 
 pytestmark = pytest.mark.django_db

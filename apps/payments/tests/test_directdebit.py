@@ -16,10 +16,9 @@ from django.utils import timezone
 from apps.common.exceptions import ApplicationError
 from apps.payments import directdebit, sms
 from apps.payments.formatting import money_format
-from apps.payments.models import DirectDebitRequest, Mandate, Payment, PaymentStatus
+from apps.payments.models import CreditPackage, DirectDebitRequest, Mandate, Payment, PaymentStatus
 from apps.payments.selectors import discounted
 from apps.profiles.tests.helpers_view import logged_in, member
-from apps.tenants.models import CreditPackage
 from conftest import on_site
 
 pytestmark = pytest.mark.django_db

@@ -9,9 +9,8 @@ import pytest
 from django.utils import timezone
 
 from apps.accounts.models import User
-from apps.payments.models import DiscountCodeUse, Payment, PaymentStatus
+from apps.payments.models import CreditPackage, DiscountCode, DiscountCodeUse, Payment, PaymentStatus
 from apps.profiles.tests.helpers_view import logged_in, member
-from apps.tenants.models import CreditPackage, DiscountCode
 from conftest import on_site
 
 pytestmark = pytest.mark.django_db

@@ -31,8 +31,7 @@ from apps.payments.discounts import (
     time_bonus_payload,
     welcome_discount,
 )
-from apps.payments.models import DiscountCodeUse, Payment, PaymentStatus
-from apps.tenants.models import DiscountCode, DiscountCodeStatus
+from apps.payments.models import DiscountCode, DiscountCodeStatus, DiscountCodeUse, Payment, PaymentStatus
 from conftest import on_site
 
 pytestmark = pytest.mark.django_db

@@ -23,9 +23,9 @@ from apps.payments.gateways.mollie import (
     mask_account,
 )
 from apps.payments.gateways.registry import gateway_for
-from apps.payments.models import Mandate, Payment
+from apps.payments.models import CreditPackage, Mandate, Payment
 from apps.profiles.tests.helpers_view import logged_in, member
-from apps.tenants.models import CreditPackage, Site
+from apps.tenants.models import Site
 from conftest import on_site
 
 RECORDED = Path(__file__).parent / "mollie_responses"

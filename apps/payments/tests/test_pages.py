@@ -14,9 +14,9 @@ from apps.accounts.models import User
 from apps.credits.models import CreditEntry, EntryKind
 from apps.credits.services import credits_adjust, credits_grant, credits_spend
 from apps.payments.formatting import money_format
-from apps.payments.models import Payment, PaymentStatus, Refund, SandboxPayment
+from apps.payments.models import CreditPackage, Payment, PaymentStatus, Refund, SandboxPayment
 from apps.profiles.tests.helpers_view import logged_in, member
-from apps.tenants.models import CreditPackage, MinimumMessageCost
+from apps.tenants.models import MinimumMessageCost
 from conftest import on_site
 
 pytestmark = pytest.mark.django_db

@@ -19,7 +19,7 @@ from apps.payments.gateways.sandbox import (
     sandbox_checkout_decide,
     sandbox_mandate_set,
 )
-from apps.payments.models import DiscountCodeUse, Mandate, Payment, SandboxPayment, Sequence
+from apps.payments.models import CreditPackage, DiscountCodeUse, Mandate, Payment, SandboxPayment, Sequence
 from apps.payments.services import (
     payment_charge_mandate,
     payment_payload,
@@ -41,7 +41,6 @@ from apps.payments.tests.helpers_core import (
     site_request,
     start,
 )
-from apps.tenants.models import CreditPackage
 from conftest import on_site
 
 pytestmark = pytest.mark.django_db

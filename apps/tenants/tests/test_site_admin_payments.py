@@ -6,9 +6,11 @@ import pytest
 from django import forms
 from django.contrib import admin
 
+from apps.payments.models import CreditPackage
+from apps.payments.packages import DEFAULT_PACKAGES, packages_default_ensure
 from apps.tenants.admin import SiteAdmin
-from apps.tenants.models import CreditPackage, Site
-from apps.tenants.services import DEFAULT_PACKAGES, packages_default_ensure, site_create
+from apps.tenants.models import Site
+from apps.tenants.services import site_create
 from tests.staff import staff_client, staff_member
 
 pytestmark = pytest.mark.django_db
