@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from datetime import date
 
-from django.db import connection
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from apps.accounts.selectors import age_on
 from apps.profiles.models import Profile
 from apps.profiles.selectors import public_thumb_url
+from apps.tenants.current import current_site
 from apps.tenants.models import Site, _default_visible_fields
 from apps.tenants.selectors import country_name, region_name
 
@@ -41,12 +41,6 @@ CARD_FIELDS = (
 )
 CARD_INTERESTS = 3
 CARD_ABOUT_LENGTH = 90
-
-
-def current_site() -> Site | None:
-    """The site whose schema the connection is in (None in the public schema)."""
-    tenant = getattr(connection, "tenant", None)
-    return tenant if isinstance(tenant, Site) else None
 
 
 def shown_fields(site: Site | None) -> list[str]:
