@@ -373,6 +373,11 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "Dating platform API",
     "VERSION": "1.0.0",
+    # What no field's schema says: the JSON parser refuses it before any field is read.
+    "DESCRIPTION": (
+        "Text in a JSON body never holds a NUL character (U+0000) or a lone surrogate, and "
+        "a body nests at most 16 levels: such a request is a 400 (`parse_error`)."
+    ),
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": [
@@ -380,6 +385,8 @@ SPECTACULAR_SETTINGS = {
         "apps.common.api.schema.error_answers",
         # The site's own countries, regions, languages and choices (per host).
         "apps.profiles.api.schema.site_choices",
+        # Which answer names the id a next call takes (OpenAPI links).
+        "apps.common.api.schema.answer_links",
     ],
 }
 

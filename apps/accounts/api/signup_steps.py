@@ -89,6 +89,16 @@ def photo_request(*, required: dict | None = None) -> dict:
     return {"multipart/form-data": {"type": "object", "properties": properties, "required": sorted(properties)}}
 
 
+# What OpenAPI cannot state between the fields: the server answers 400 naming `region`
+# in `error.fields` for exactly this, and for nothing else the fields' schemas allow.
+REGION_RULE = (
+    "`region` must be a region of `country`, or, without `country` in the body, of the "
+    "profile's country (a profile without a country takes no region); a request breaking "
+    "this is a 400 naming `region` in `error.fields`. A new `country` without `region` "
+    "clears a region of another country."
+)
+
+
 class SignupProfileApi(SiteApiView):
     """GET: the member's step fields (and the CSRF token, which logging in at step 0
     rotated). PATCH or POST: store the fields sent; `done: true` marks the steps as
@@ -108,6 +118,18 @@ class SignupProfileApi(SiteApiView):
         about_me = StrictCharField(required=False, allow_blank=True, trim_whitespace=False)
         done = StrictBooleanField(required=False, default=False)
 
+        def validate_country(self, value: str) -> str:
+            # The codes exactly as the schema's enum spells them: the service would take
+            # "nl" for "NL", so a client sending it would only work by luck.
+            if value and value not in self.context["site"].country_codes:
+                raise serializers.ValidationError(_("Choose one of the countries of this site."))
+            return value
+
+        def validate_region(self, value: str) -> str:
+            if value != value.upper():
+                raise serializers.ValidationError(_("Choose a region of the selected country."))
+            return value
+
     @extend_schema(responses={200: _ProfileOutput}, auth=MEMBER_ONLY, operation_id="signup_profile_retrieve")
     def get(self, request: Request) -> Response:
         profile = Profile.objects.select_related("main_photo").filter(user=request.user).first()
@@ -115,18 +137,28 @@ class SignupProfileApi(SiteApiView):
             raise ApplicationError("no_profile", _("You do not have a profile on this site."), status_code=404)
         return Response({"profile": profile_step_payload(profile), "csrf_token": get_token(request._request)})
 
-    @extend_schema(request=SignupProfileInput, responses={200: _ProfileOutput}, operation_id="signup_profile_update")
+    @extend_schema(
+        request=SignupProfileInput,
+        responses={200: _ProfileOutput},
+        description=REGION_RULE,
+        operation_id="signup_profile_update",
+    )
     def patch(self, request: Request) -> Response:
         return self._update(request)
 
-    @extend_schema(request=SignupProfileInput, responses={200: _ProfileOutput}, operation_id="signup_profile_create")
+    @extend_schema(
+        request=SignupProfileInput,
+        responses={200: _ProfileOutput},
+        description=REGION_RULE,
+        operation_id="signup_profile_create",
+    )
     def post(self, request: Request) -> Response:
         return self._update(request)
 
     def _update(self, request: Request) -> Response:
         if not isinstance(request.data, dict):
             raise ApplicationError("invalid", _("An error has occurred."))
-        serializer = self.SignupProfileInput(data=request.data)
+        serializer = self.SignupProfileInput(data=request.data, context={"site": request._request.site})
         serializer.is_valid(raise_exception=True)
         data = {key: value for key, value in serializer.validated_data.items() if key in PROFILE_STEP_FIELDS}
         profile = signup_profile_update(

@@ -53,8 +53,68 @@ class ChatApiView(SiteApiView):
         return response
 
 
+# The ids an answer names are the ones the next calls take (the schema's links,
+# apps.common.api.schema.answer_links): a chat's conversation and profile, a gift's id.
+ChatsOutput = inline_serializer(
+    "ChatsOutput",
+    {
+        "chats": inline_serializer(
+            "ChatRow",
+            {
+                "conversation": serializers.IntegerField(),
+                "profile": serializers.IntegerField(),
+                "name": serializers.CharField(),
+                "num_unread_messages": serializers.IntegerField(),
+                "last_message": serializers.DictField(allow_null=True),
+                "updated": serializers.CharField(allow_null=True),
+            },
+            many=True,
+        ),
+        "last_opened": serializers.DictField(allow_null=True),
+    },
+)
+ChatHistoryOutput = inline_serializer(
+    "ChatHistoryOutput",
+    {
+        "conversation": inline_serializer(
+            "ChatConversation",
+            {
+                "id": serializers.IntegerField(),
+                "profile": serializers.DictField(),
+                "num_unread_messages": serializers.IntegerField(),
+            },
+        ),
+        "messages": serializers.ListField(child=serializers.DictField()),
+        "has_older": serializers.BooleanField(),
+        "costs": serializers.DictField(child=serializers.IntegerField()),
+        "credits": serializers.IntegerField(),
+    },
+)
+ChatOpenOutput = inline_serializer("ChatOpenOutput", {"conversation": serializers.IntegerField()})
+ChatDeleteOutput = inline_serializer("ChatDeleteOutput", {"deleted": serializers.IntegerField()})
+ChatReadOutput = inline_serializer(
+    "ChatReadOutput", {"num_unread_messages": serializers.IntegerField(), "unread_total": serializers.IntegerField()}
+)
+GiftsOutput = inline_serializer(
+    "GiftsOutput",
+    {
+        "gifts": inline_serializer(
+            "Gift",
+            {
+                "id": serializers.IntegerField(),
+                "name": serializers.CharField(),
+                "emoji": serializers.CharField(),
+                "image": serializers.CharField(),
+            },
+            many=True,
+        ),
+        "credits": serializers.IntegerField(),
+    },
+)
+
+
 class ChatsApi(SiteApiView):
-    @extend_schema(responses={200: OpenApiTypes.OBJECT}, operation_id="chats_list")
+    @extend_schema(responses={200: ChatsOutput}, auth=MEMBER_ONLY, operation_id="chats_list")
     def get(self, request: Request) -> Response:
         member = _member(request)
         return Response(chats_state(user=member))
@@ -75,7 +135,8 @@ class ChatApi(ChatApiView):
 
     @extend_schema(
         parameters=[OpenApiParameter("conversation", OpenApiTypes.INT, required=True)],
-        responses={200: OpenApiTypes.OBJECT},
+        responses={200: ChatHistoryOutput},
+        auth=MEMBER_ONLY,
         operation_id="chat_history",
     )
     def get(self, request: Request) -> Response:
@@ -85,7 +146,7 @@ class ChatApi(ChatApiView):
         site = request._request.site
         return Response({**history, "costs": message_costs(site=site, user=member), "credits": member.credits})
 
-    @extend_schema(request=ChatOpenInput, responses={200: OpenApiTypes.OBJECT}, operation_id="chat_open")
+    @extend_schema(request=ChatOpenInput, responses={200: ChatOpenOutput}, auth=MEMBER_ONLY, operation_id="chat_open")
     def post(self, request: Request) -> Response:
         member = _member(request)
         serializer = self.ChatOpenInput(data=request.data)
@@ -93,7 +154,9 @@ class ChatApi(ChatApiView):
         conversation = conversation_open(user=member, profile_id=serializer.validated_data["profile"])
         return Response({"conversation": conversation.pk})
 
-    @extend_schema(request=ChatDeleteInput, responses={200: OpenApiTypes.OBJECT}, operation_id="chat_delete")
+    @extend_schema(
+        request=ChatDeleteInput, responses={200: ChatDeleteOutput}, auth=MEMBER_ONLY, operation_id="chat_delete"
+    )
     def delete(self, request: Request) -> Response:
         member = _member(request)
         serializer = self.ChatDeleteInput(data=request.data)
@@ -109,7 +172,7 @@ class ChatReadApi(ChatApiView):
     class ChatReadInput(serializers.Serializer):
         conversation = serializers.IntegerField(min_value=1)
 
-    @extend_schema(request=ChatReadInput, responses={200: OpenApiTypes.OBJECT}, operation_id="chat_read")
+    @extend_schema(request=ChatReadInput, responses={200: ChatReadOutput}, auth=MEMBER_ONLY, operation_id="chat_read")
     def post(self, request: Request) -> Response:
         member = _member(request)
         serializer = self.ChatReadInput(data=request.data)
@@ -196,7 +259,7 @@ class MessageApi(ChatApiView):
 
 
 class GiftsApi(SiteApiView):
-    @extend_schema(responses={200: OpenApiTypes.OBJECT}, operation_id="gifts_list")
+    @extend_schema(responses={200: GiftsOutput}, operation_id="gifts_list")
     def get(self, request: Request) -> Response:
         site = request._request.site
         return Response({"gifts": gifts_offered(site=site), "credits": site.gift_credits})

@@ -66,3 +66,66 @@ class SiteAutoSchema(AutoSchema):
             return super()._get_request_body(direction)
         finally:
             self.method = "DELETE"
+
+
+def _body(**values: str) -> dict:
+    return {"requestBody": values}
+
+
+# Which answer names the id a next call takes (OpenAPI links): a generated client, and
+# schemathesis's stateful phase, chain the calls through them (open a chat, read it, write
+# in it, delete it, read it again: 404). Per operation id and status: {name: link}.
+ANSWER_LINKS: dict[tuple[str, str], dict[str, dict]] = {
+    ("chat_open", "200"): {
+        "ChatHistory": {"operationId": "chat_history", "parameters": {"conversation": "$response.body#/conversation"}},
+        "ChatRead": {"operationId": "chat_read", **_body(conversation="$response.body#/conversation")},
+        "MessageSend": {"operationId": "message_send", **_body(conversation="$response.body#/conversation")},
+        "ChatDelete": {"operationId": "chat_delete", **_body(conversation="$response.body#/conversation")},
+    },
+    ("chats_list", "200"): {
+        "ChatHistory": {
+            "operationId": "chat_history",
+            "parameters": {"conversation": "$response.body#/chats/0/conversation"},
+        },
+        "ChatDelete": {"operationId": "chat_delete", **_body(conversation="$response.body#/chats/0/conversation")},
+        "ChatOpen": {"operationId": "chat_open", **_body(profile="$response.body#/chats/0/profile")},
+    },
+    ("search", "200"): {
+        "ChatOpen": {"operationId": "chat_open", **_body(profile="$response.body#/results/0/id")},
+        "LikeCreate": {"operationId": "likes_create", **_body(profile="$response.body#/results/0/id")},
+        "BlockCreate": {"operationId": "block_create", **_body(profile="$response.body#/results/0/id")},
+    },
+    ("swipe_deck", "200"): {
+        "SwipeCreate": {"operationId": "swipe_create", **_body(profile="$response.body#/deck/0/id")},
+    },
+    ("likes_create", "200"): {
+        "LikeDelete": {"operationId": "likes_delete", **_body(profile="$response.body#/profile/id")},
+        "ChatOpen": {"operationId": "chat_open", **_body(profile="$response.body#/profile/id")},
+    },
+    ("block_create", "200"): {
+        "BlockDelete": {"operationId": "block_delete", **_body(profile="$response.body#/profile")},
+    },
+    ("gifts_list", "200"): {
+        "MessageSend": {"operationId": "message_send", **_body(gift="$response.body#/gifts/0/id")},
+    },
+    ("photos_create", "201"): {
+        "PhotoDelete": {"operationId": "photos_delete", **_body(photo="$response.body#/photo")},
+    },
+    ("photos_list", "200"): {
+        "PhotoDelete": {"operationId": "photos_delete", **_body(photo="$response.body#/photos/0/id")},
+    },
+}
+
+
+def answer_links(result, generator, request, public):
+    operations = {
+        operation.get("operationId"): operation
+        for item in result.get("paths", {}).values()
+        for operation in item.values()
+        if isinstance(operation, dict)
+    }
+    for (operation_id, status), links in ANSWER_LINKS.items():
+        answer = operations.get(operation_id, {}).get("responses", {}).get(status)
+        if answer is not None and all(link["operationId"] in operations for link in links.values()):
+            answer["links"] = links
+    return result

@@ -2,14 +2,24 @@
 likes left; POST {"profile": id, "action": "like" | "pass"}. Members only."""
 
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.common.api.base import SiteApiView
+from apps.common.api.schema import MEMBER_ONLY
 from apps.common.exceptions import ApplicationError
 from apps.likes.swipe import swipe_like, swipe_pass, swipe_payload, swipe_status
+from apps.profiles.api.answers import ProfileCardOutput
+
+_LIKES_LEFT = {
+    "likes_left": serializers.IntegerField(),
+    # When none are left: when the next day's likes come (ISO, UTC).
+    "next_likes_at": serializers.CharField(allow_null=True),
+}
+SwipeDeckOutput = inline_serializer("SwipeDeckOutput", {"deck": ProfileCardOutput(many=True), **_LIKES_LEFT})
+SwipeOutput = inline_serializer("SwipeOutput", {"match": serializers.BooleanField(), **_LIKES_LEFT})
 
 
 def _require_member(request: Request) -> None:
@@ -22,12 +32,12 @@ class SwipeApi(SiteApiView):
         profile = serializers.IntegerField(min_value=1)
         action = serializers.ChoiceField(choices=["like", "pass"])
 
-    @extend_schema(responses={200: dict}, operation_id="swipe_deck")
+    @extend_schema(responses={200: SwipeDeckOutput}, auth=MEMBER_ONLY, operation_id="swipe_deck")
     def get(self, request: Request) -> Response:
         _require_member(request)
         return Response(swipe_payload(site=request._request.site, user=request.user))
 
-    @extend_schema(request=SwipeInput, responses={200: dict}, operation_id="swipe_create")
+    @extend_schema(request=SwipeInput, responses={200: SwipeOutput}, auth=MEMBER_ONLY, operation_id="swipe_create")
     def post(self, request: Request) -> Response:
         _require_member(request)
         serializer = self.SwipeInput(data=request.data)

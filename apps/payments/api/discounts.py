@@ -39,7 +39,12 @@ class DiscountCodeApi(SiteApiView):
     @extend_schema(
         parameters=[
             OpenApiParameter(
-                "code", {"type": "string", "maxLength": 100}, description="The code the member typed (any case)."
+                "code",
+                {"type": "string", "maxLength": 100},
+                description=(
+                    "The code the member typed (any case). Required unless `welcome` is true: "
+                    "without it (or blank) the answer is a 400 naming `code` in `error.fields`."
+                ),
             ),
             OpenApiParameter(
                 "package",

@@ -1,14 +1,39 @@
 """GET /api/search.php: member search (issue 4, spec §4 "Search results")."""
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.common.api.base import SiteApiView
+from apps.profiles.api.answers import ProfileCardOutput
 from apps.profiles.search import search_allowed, search_forbidden_error, search_page, search_params_parse
 from apps.tenants.constants import SEARCHABLE_PROFILE_FIELDS
 
 SEARCH_PARAMETERS = ("gender", "country", "region", "min_age", "max_age")
+
+SearchOutput = inline_serializer(
+    "SearchOutput",
+    {
+        "results": ProfileCardOutput(many=True),
+        "page": serializers.IntegerField(),
+        "num_results": serializers.IntegerField(),
+        "has_more": serializers.BooleanField(),
+        "next": serializers.CharField(allow_null=True),
+        "similar": ProfileCardOutput(many=True),
+        "num_similar": serializers.IntegerField(),
+        "filters": serializers.DictField(),
+    },
+)
+# What OpenAPI cannot state between parameters: the server answers 400 (invalid_search,
+# the parameter named in `error.fields`) for exactly these, and for nothing else that the
+# parameters' own schemas allow.
+SEARCH_RULES = (
+    "`region` must be a region of `country` (without `country`: of the country the search "
+    "defaults to, `filters.country` of the answer); `min_age` must not be above `max_age` "
+    "(either one absent: its default, the site's minimum age or 99). A request breaking "
+    "one is a 400 naming `region` or `max_age` in `error.fields`."
+)
 
 
 class SearchApi(SiteApiView):
@@ -30,7 +55,8 @@ class SearchApi(SiteApiView):
                 "cursor",
             )
         ],
-        responses={200: dict},
+        responses={200: SearchOutput},
+        description=SEARCH_RULES,
         operation_id="search",
     )
     def get(self, request: Request) -> Response:

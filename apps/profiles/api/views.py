@@ -3,7 +3,7 @@ cacheable), the member's own photos and the dismissible alerts."""
 
 from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import IsAuthenticated
@@ -22,6 +22,20 @@ from apps.tenants.selectors import company_info, site_regions
 # The site's own data changes rarely (an operator's edit in the admin).
 PUBLIC_MAX_AGE = 3600
 
+InterestsOutput = inline_serializer(
+    "InterestsOutput", {"interests": serializers.ListField(child=serializers.CharField())}
+)
+_Region = inline_serializer("Region", {"code": serializers.CharField(), "name": serializers.CharField()}, many=True)
+RegionsOutput = inline_serializer(
+    "RegionsOutput",
+    # Per country code of the site (only the one asked for with ?country=).
+    {"regions": serializers.DictField(child=_Region)},
+)
+CompanyInfoOutput = inline_serializer("CompanyInfoOutput", {"company": serializers.DictField(allow_null=True)})
+DismissOutput = inline_serializer(
+    "DismissOutput", {"alert": serializers.CharField(), "dismissed_at": serializers.CharField()}
+)
+
 
 def _cacheable(data: dict) -> Response:
     response = Response(data)
@@ -38,7 +52,7 @@ class _PublicApi(SiteApiView):
 class InterestsApi(_PublicApi):
     """GET /api/interests.php: the interests members of this site can choose."""
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT}, operation_id="interests_list")
+    @extend_schema(responses={200: InterestsOutput}, operation_id="interests_list")
     def get(self, request: Request) -> Response:
         return _cacheable({"interests": list(request._request.site.interests)})
 
@@ -49,7 +63,7 @@ class RegionsApi(_PublicApi):
 
     @extend_schema(
         parameters=[OpenApiParameter("country", str, required=False)],
-        responses={200: OpenApiTypes.OBJECT},
+        responses={200: RegionsOutput},
         operation_id="regions_list",
     )
     def get(self, request: Request) -> Response:
@@ -67,7 +81,7 @@ class RegionsApi(_PublicApi):
 class CompanyInfoApi(_PublicApi):
     """GET /api/companyinfo.php: the company behind the site (spec §3 "Company info")."""
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT}, operation_id="companyinfo_retrieve")
+    @extend_schema(responses={200: CompanyInfoOutput}, operation_id="companyinfo_retrieve")
     def get(self, request: Request) -> Response:
         return _cacheable({"company": company_info(request._request.site.company)})
 
@@ -197,7 +211,7 @@ class DismissApi(SiteApiView):
     class DismissInput(serializers.Serializer):
         alert = serializers.ChoiceField(choices=DISMISSIBLE_ALERTS)
 
-    @extend_schema(request=DismissInput, responses={200: OpenApiTypes.OBJECT}, operation_id="dismiss_create")
+    @extend_schema(request=DismissInput, responses={200: DismissOutput}, operation_id="dismiss_create")
     def post(self, request: Request) -> Response:
         serializer = self.DismissInput(data=request.data if isinstance(request.data, dict) else {})
         serializer.is_valid(raise_exception=True)

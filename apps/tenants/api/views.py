@@ -1,9 +1,25 @@
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.common.api.base import SiteApiView
 from apps.tenants.selectors import site_settings
+
+# The settings a client reads first (spec §3 names the rest, all in the same object).
+SettingsOutput = inline_serializer(
+    "SettingsOutput",
+    {
+        "name": serializers.CharField(),
+        "domain": serializers.CharField(),
+        "countries": serializers.ListField(child=serializers.CharField()),
+        "languages": serializers.ListField(child=serializers.CharField()),
+        "niche": serializers.IntegerField(),
+        "min_age": serializers.IntegerField(),
+        "message_length": serializers.IntegerField(),
+        "search_fields": serializers.ListField(child=serializers.CharField()),
+    },
+)
 
 
 class SettingsApi(SiteApiView):
@@ -14,7 +30,7 @@ class SettingsApi(SiteApiView):
 
     @extend_schema(
         parameters=[OpenApiParameter("domain", str, required=False)],
-        responses={200: dict},
+        responses={200: SettingsOutput},
         operation_id="settings_retrieve",
     )
     def get(self, request: Request) -> Response:

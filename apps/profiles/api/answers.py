@@ -1,0 +1,22 @@
+"""The documented shapes of the answers that carry a profile (search, the swipe deck,
+likes): each names the id a client uses in its next call, so that the schema's links
+(apps.common.api.schema.answer_links) can say which answer feeds which call."""
+
+from rest_framework import serializers
+
+
+class ProfileCardOutput(serializers.Serializer):
+    """apps.profiles.cards.profile_card: a profile as the lists show it."""
+
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    age = serializers.IntegerField(allow_null=True)
+    city = serializers.CharField()
+    region = serializers.CharField()
+    country = serializers.CharField()
+    facts = serializers.ListField(child=serializers.DictField())
+    notes = serializers.ListField()
+    fictional = serializers.JSONField(allow_null=True)
+    main_image = serializers.DictField(allow_null=True)
+    is_fictional = serializers.BooleanField()
+    is_cam = serializers.BooleanField()
