@@ -12,12 +12,11 @@
  * page's entry (index.list.tsx) has none, since on /chats no conversation is open and
  * opening one loads its page, so the list page does not carry the conversation's code.
  */
-import { useCallback, useEffect, useRef, useState } from "react";
-
 import { useRealtime } from "../../lib/realtimeLater";
 import { reloadChats, reloadChatsSoon, setChats } from "../../lib/chats";
 import { ChatList } from "./ChatList";
 import type { Conversation as ConversationView } from "./Conversation";
+import { useCallback, useEffect, useRef, useState } from "./react";
 import type { ChatProps } from "./types";
 
 export interface ChatIslandProps extends ChatProps {

@@ -3,8 +3,6 @@
  * newest first. Deleting a chat takes it off the list at once, then DELETE /api/chat.php;
  * when that fails an alert shows the error and the list is loaded again.
  */
-import { useState } from "react";
-
 import { ApiError, del } from "../../lib/api";
 import { reloadChats, removeChat } from "../../lib/chats";
 import { appStore, useStore, type AppState } from "../../lib/store";
@@ -12,6 +10,7 @@ import { badgeLabel } from "../../lib/badges";
 import { EmptyState } from "../../lib/EmptyState";
 import { Silhouette } from "../../lib/silhouette";
 import { fill, messageTime, withId } from "./format";
+import { useState } from "./react";
 import { API, type ChatSummary, type ChatUrls } from "./types";
 
 const selectChats = (state: AppState) => state.chats;

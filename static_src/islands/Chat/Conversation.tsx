@@ -145,7 +145,6 @@ interface HeaderProps extends Pick<ConversationProps, "credits" | "strings" | "u
  * the answers and the live events, else the page's). */
 function Header({ profile, typing, credits: pageCredits, strings, urls, onBack }: HeaderProps) {
   const credits = useStore(appStore, selectCredits) ?? pageCredits;
-  const profileUrl = withId(urls.profile, profile.id);
   return (
     <header className="chat-header d-flex align-items-center gap-2 px-2 py-2">
       <a
@@ -164,7 +163,7 @@ function Header({ profile, typing, credits: pageCredits, strings, urls, onBack }
           <path fillRule="evenodd" d="M11.354 1.646a.5.5 0 0 1 0 .708L5.707 8l5.647 5.646a.5.5 0 0 1-.708.708l-6-6a.5.5 0 0 1 0-.708l6-6a.5.5 0 0 1 .708 0" />
         </svg>
       </a>
-      <a className="chat-header-profile d-flex align-items-center gap-2 text-reset text-decoration-none flex-grow-1 min-w-0" href={profileUrl} title={strings.viewProfile}>
+      <a className="chat-header-profile d-flex align-items-center gap-2 text-reset text-decoration-none flex-grow-1 min-w-0" href={withId(urls.profile, profile.id)} title={strings.viewProfile}>
         <Avatar src={profile.main_image?.thumb_filename} size={40} />
         <span className="min-w-0">
           <span className="chat-header-name d-block text-truncate fw-semibold" data-testid="chat-header-name">
@@ -231,7 +230,7 @@ export function Conversation(props: ConversationProps) {
     failed: (item, err) => {
       // Nothing typed is lost: the text goes back into the input.
       const text = item.text;
-      if (item.kind === "text" && text) setDraft((current) => (current ? `${text}\n${current}` : text));
+      if (text) setDraft((current) => (current ? `${text}\n${current}` : text));
       if (!err) return;
       const code = err instanceof ApiError ? err.code : null;
       if (code === "not_enough_credits") setAlert({ kind: "credits", message: strings.noCredits });

@@ -1,8 +1,7 @@
-import { useEffect } from "react";
-
 import { mountIsland } from "../../lib/mount";
 import { Chat } from "./Chat";
 import { openLastChat } from "./lastOpened";
+import { useEffect } from "./react";
 import type { ChatProps } from "./types";
 
 // The list page /chats (`{% island "Chat" props variant="list" %}`): no conversation is open

@@ -146,7 +146,7 @@ export function useConversationTransport(
         : current.filter((message) => message.client_id !== clientId),
     );
 
-  const loadHistory = useCallback(async () => {
+  const loadHistory = useCallback(async (): Promise<void> => {
     try {
       const data = await get<History>(API.chat, { params: { conversation }, retries: 0 });
       setMessages((current) => applyMarks(replaceHistory(current, data.messages), marks.current));
@@ -192,11 +192,11 @@ export function useConversationTransport(
   }, [realtime, conversation, profile]);
 
   // A push (or a click on its notification while this conversation is open) catches up at
-  // once, whatever the socket missed (lib/push.ts "push-message").
+  // once, whatever the socket missed (lib/push.ts "push-message"). loadHistory never
+  // rejects, so it is the listener and the timer below as it is.
   useEffect(() => {
-    const onPush = () => void loadHistory();
-    window.addEventListener(PUSH_MESSAGE_EVENT, onPush);
-    return () => window.removeEventListener(PUSH_MESSAGE_EVENT, onPush);
+    window.addEventListener(PUSH_MESSAGE_EVENT, loadHistory);
+    return () => window.removeEventListener(PUSH_MESSAGE_EVENT, loadHistory);
   }, [loadHistory]);
 
   // While the socket is down the history is polled; when it comes back, once to catch up.
@@ -209,7 +209,7 @@ export function useConversationTransport(
     }
     if (status === "down") wasDown.current = true;
     if (status === "connecting" && realtime !== null) return;
-    const timer = setInterval(() => void loadHistory(), HISTORY_POLL_MS);
+    const timer = setInterval(loadHistory, HISTORY_POLL_MS);
     return () => clearInterval(timer);
   }, [status, realtime, loadHistory]);
 
