@@ -71,7 +71,7 @@ def varied_queries(count: int, *, seed: int, pages: int = 1) -> list[dict]:
     deterministic order: country, gender, an age range and now and then a region; with
     `pages` > 1 each set of filters is asked for pages 1 to `pages` in turn, as a member
     paging through it does."""
-    from apps.tenants.selectors import regions_for_country
+    from apps.tenants.regions import regions_for_country
 
     regions = {code: [item["code"] for item in regions_for_country(code)][:4] for code in COUNTRIES}
     combinations = [
@@ -113,7 +113,7 @@ def insert_profiles(schema: str, count: int) -> dict:
     from django.db import connection, transaction
 
     from apps.profiles.models import Profile
-    from apps.tenants.selectors import regions_for_country
+    from apps.tenants.regions import regions_for_country
 
     regions = [[item["code"] for item in regions_for_country(code)] for code in COUNTRIES]
     country_index = _h(2, len(COUNTRIES))

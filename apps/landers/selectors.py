@@ -25,7 +25,7 @@ from apps.profiles.models import PhotoStatus, Profile
 from apps.profiles.selectors import looking_for_genders, photos_visible_to, public_thumb_url
 from apps.profiles.visibility import profiles_visible_to
 from apps.tenants.models import Site
-from apps.tenants.selectors import region_name
+from apps.tenants.regions import region_name
 
 LIST_CACHE_SECONDS = 60
 LIST_SIZE = 24

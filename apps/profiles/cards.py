@@ -17,7 +17,8 @@ from apps.profiles.models import Profile
 from apps.profiles.selectors import public_thumb_url
 from apps.tenants.current import current_site
 from apps.tenants.models import Site, _default_visible_fields
-from apps.tenants.selectors import country_name, region_name
+from apps.tenants.regions import region_name
+from apps.tenants.selectors import country_name
 
 # The choice fields a card lists on one line, in the order of PROFILE_FIELDS.
 DETAIL_FIELDS = ("gender", "sexuality", "relationship_status", "body_type", "hair_color", "eye_color", "tattoos")

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from apps.tenants.selectors import iso_regions
+from apps.tenants.regions import iso_regions
 
 # Farther than this from any town of 1,000 people the point is in the sea or a
 # wilderness, and "the nearest town" would be a guess, not an answer.

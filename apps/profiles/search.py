@@ -38,7 +38,7 @@ from apps.profiles.selectors import looking_for_genders
 from apps.profiles.visibility import profiles_visible_to
 from apps.tenants.constants import SEARCHABLE_PROFILE_FIELDS
 from apps.tenants.models import Site
-from apps.tenants.selectors import regions_for_country
+from apps.tenants.regions import regions_for_country
 
 PAGE_SIZE = 24
 MAX_AGE = 99

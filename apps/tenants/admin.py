@@ -5,6 +5,8 @@ from django.utils.html import format_html
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+# Up to payments: the site's payment settings say whether this deployment lets the
+# sandbox gateway take money (the registry's rule, also the payments service's).
 from apps.payments.gateways.registry import sandbox_allowed
 from apps.tenants import tls
 from apps.tenants.constants import PROFILE_FIELDS, SEARCHABLE_PROFILE_FIELDS
@@ -15,7 +17,7 @@ from apps.tenants.models import (
     MinimumMessageCost,
     Site,
 )
-from apps.tenants.selectors import regions_for_country
+from apps.tenants.regions import regions_for_country
 from apps.tenants.services import schema_name_for, site_defaults_ensure
 from apps.tenants.theme import MIN_CONTRAST, TEXT_ON_PRIMARY, TEXT_ON_SECONDARY, contrast_ratio
 

@@ -37,11 +37,10 @@ import subprocess
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 from django.utils.translation import gettext_lazy as _
-
-from apps.tenants.models import SchemaTemplate
 
 # Schema names that need no quoting (keywords aside), so pg_dump writes the
 # template's bare and it can be replaced without parsing SQL; a new schema's name is
@@ -57,6 +56,33 @@ PG_DUMP_LOCK_WAIT = "30s"
 
 class CloneError(RuntimeError):
     """The template could not be captured or copied."""
+
+
+# The model lives with the cloning that alone reads and writes it, so this module needs
+# nothing from apps.tenants.models, which calls it to create a site's schema (the model
+# is registered when models.py imports this module).
+class SchemaTemplate(models.Model):
+    """The template schema's DDL as pg_dump wrote it, captured once per state of the
+    template (its applied migrations), so creating a site does not have to read the
+    template's definition from the catalog (apps.tenants.cloning)."""
+
+    fingerprint = models.CharField(_("fingerprint"), max_length=64, unique=True)
+    ddl = models.TextField(_("DDL"))
+    row_tables = ArrayField(
+        models.CharField(max_length=63),
+        default=list,
+        verbose_name=_("tables whose rows are copied"),
+        help_text=_("Every table of the template, referenced tables first."),
+    )
+    sequences = models.JSONField(_("sequences"), default=dict, help_text=_("Name: last value at the capture."))
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("schema template")
+        verbose_name_plural = _("schema templates")
+
+    def __str__(self) -> str:
+        return f"{self.fingerprint[:12]} ({self.created:%Y-%m-%d %H:%M})"
 
 
 # --- Schema names ----------------------------------------------------------------------

@@ -17,6 +17,7 @@ from django_tenants.utils import get_creation_fakes_migrations, get_public_schem
 
 from apps.common.encryption import EncryptedCharField
 from apps.common.storage import cdn_url
+from apps.tenants.cloning import schema_clone, schema_name_check
 from apps.tenants.constants import (
     DEFAULT_INTERESTS,
     GIFT_PICTURES,
@@ -29,6 +30,7 @@ from apps.tenants.constants import (
     Signups,
     YesNo,
 )
+from apps.tenants.regions import regions_for_country
 from apps.tenants.validators import (
     hex_colour,
     hostname,
@@ -317,8 +319,6 @@ class Site(TenantMixin):
         sites exist. Without a template schema (or with TENANT_CREATION_FAKES_MIGRATIONS
         off) django-tenants creates an empty schema and replays every migration.
         The public schema's own row never creates a schema. True if a schema was made."""
-        from apps.tenants.cloning import schema_clone, schema_name_check
-
         if self.schema_name == get_public_schema_name():
             return False
         schema_name_check(self.schema_name)
@@ -333,8 +333,6 @@ class Site(TenantMixin):
         return True
 
     def clean(self) -> None:
-        from apps.tenants.cloning import schema_name_check
-
         errors: dict[str, list] = {}
         # A new site's schema name (a blank one is derived later: admin, site_create).
         # The template's would make the site write into the template.
@@ -383,8 +381,6 @@ class Site(TenantMixin):
             raise ValidationError(errors)
 
     def _clean_regions(self, errors: dict) -> None:
-        from apps.tenants.selectors import regions_for_country
-
         if len(set(self.regions)) != len(self.regions):
             errors.setdefault("regions", []).append(_("Each region may be listed once."))
         offered = {region["code"] for code in self.country_codes for region in regions_for_country(code)}
@@ -407,30 +403,6 @@ class Site(TenantMixin):
 
         if vapid_public_key_of(private) != public.rstrip("="):
             errors.setdefault("push_public_key", []).append(_("This public key does not belong to the private key."))
-
-
-class SchemaTemplate(models.Model):
-    """The template schema's DDL as pg_dump wrote it, captured once per state of the
-    template (its applied migrations), so creating a site does not have to read the
-    template's definition from the catalog (apps.tenants.cloning)."""
-
-    fingerprint = models.CharField(_("fingerprint"), max_length=64, unique=True)
-    ddl = models.TextField(_("DDL"))
-    row_tables = ArrayField(
-        models.CharField(max_length=63),
-        default=list,
-        verbose_name=_("tables whose rows are copied"),
-        help_text=_("Every table of the template, referenced tables first."),
-    )
-    sequences = models.JSONField(_("sequences"), default=dict, help_text=_("Name: last value at the capture."))
-    created = models.DateTimeField(_("created"), auto_now_add=True)
-
-    class Meta:
-        verbose_name = _("schema template")
-        verbose_name_plural = _("schema templates")
-
-    def __str__(self) -> str:
-        return f"{self.fingerprint[:12]} ({self.created:%Y-%m-%d %H:%M})"
 
 
 class Domain(DomainMixin):

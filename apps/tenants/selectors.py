@@ -1,9 +1,5 @@
 """Reads about sites: the settings the islands receive, languages, countries, regions."""
 
-import re
-from functools import lru_cache
-
-import pycountry
 from django.conf import settings
 from django.http import HttpRequest
 from django.utils.translation import get_language
@@ -11,6 +7,7 @@ from django_countries import countries
 
 from apps.tenants.constants import INTERFACE_LANGUAGES, VISIBLE_LANGUAGES_BY_COUNTRY, Niche
 from apps.tenants.models import Company, Site
+from apps.tenants.regions import regions_for_country
 
 
 def request_country(request: HttpRequest) -> str | None:
@@ -40,36 +37,6 @@ def visible_languages(site: Site, country: str | None) -> list[str]:
         if common:
             return common
     return languages
-
-
-@lru_cache(maxsize=256)
-def iso_regions(country: str) -> tuple[dict, ...]:
-    """Top-level subdivisions of a country (ISO 3166-2) with ISO's own names, which may
-    carry a bracketed note ("Wales [Cymru GB-CYM]", "Catalunya [Cataluña]"): for matching
-    names (apps.profiles.geocoding), never for showing."""
-    subdivisions = pycountry.subdivisions.get(country_code=country) or []
-    return tuple({"code": sub.code, "name": sub.name} for sub in subdivisions if sub.parent_code is None)
-
-
-def region_plain_name(name: str) -> str:
-    """ "Wales [Cymru GB-CYM]" -> "Wales": ISO 3166-2 names without their bracketed note."""
-    return re.sub(r"\s*\[[^\]]*\]$", "", name).strip() or name
-
-
-@lru_cache(maxsize=256)
-def regions_for_country(country: str) -> tuple[dict, ...]:
-    """Top-level subdivisions of a country (ISO 3166-2) as members read them (profiles,
-    signup, search, /api/regions.php, landers), sorted by name."""
-    regions = ({"code": region["code"], "name": region_plain_name(region["name"])} for region in iso_regions(country))
-    return tuple(sorted(regions, key=lambda item: item["name"]))
-
-
-@lru_cache(maxsize=4096)
-def region_name(code: str) -> str:
-    """The name of one region (ISO 3166-2 code) as members read it; the code itself when
-    ISO does not know it."""
-    subdivision = pycountry.subdivisions.get(code=code) if code else None
-    return region_plain_name(subdivision.name) if subdivision else code
 
 
 _COUNTRY_NAMES: dict[tuple[str, str], str] = {}

@@ -40,7 +40,7 @@ from apps.profiles.models import (
 )
 from apps.tenants.constants import Niche
 from apps.tenants.models import Site
-from apps.tenants.selectors import regions_for_country
+from apps.tenants.regions import regions_for_country
 
 DEFAULT_COUNT = 60
 AVATAR_SIDE = 600

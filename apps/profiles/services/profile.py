@@ -12,7 +12,7 @@ from apps.accounts.selectors import age_on
 from apps.common.exceptions import ApplicationError
 from apps.profiles.models import BodyType, EyeColor, Gender, HairColor, Profile, RelationshipStatus, Sexuality, Tattoos
 from apps.tenants.models import Site
-from apps.tenants.selectors import regions_for_country
+from apps.tenants.regions import regions_for_country
 
 NAME_MAX_LENGTH = 30
 CITY_MAX_LENGTH = 120

@@ -3,7 +3,8 @@ cacheable, a fixed number of queries."""
 
 import pytest
 
-from apps.tenants.selectors import company_info, regions_for_country
+from apps.tenants.regions import regions_for_country
+from apps.tenants.selectors import company_info
 from conftest import on_site
 
 pytestmark = pytest.mark.django_db

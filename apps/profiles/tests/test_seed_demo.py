@@ -7,7 +7,7 @@ from PIL import Image
 
 from apps.profiles.models import Gender, Photo, PhotoStatus, Profile, ProfileStatus, Sexuality
 from apps.profiles.services.demo import demo_profiles_delete, demo_profiles_seed
-from apps.tenants.selectors import regions_for_country
+from apps.tenants.regions import regions_for_country
 from conftest import on_site
 
 pytestmark = pytest.mark.django_db

@@ -15,6 +15,7 @@ from django_tenants.utils import schema_exists
 
 from apps.tenants import cloning
 from apps.tenants.cloning import (
+    SchemaTemplate,
     ddl_statements,
     schema_clone,
     schema_signature,
@@ -22,7 +23,7 @@ from apps.tenants.cloning import (
     template_ddl,
     template_fingerprint,
 )
-from apps.tenants.models import SchemaTemplate, Site
+from apps.tenants.models import Site
 from apps.tenants.services import site_create, template_schema_migrate
 
 

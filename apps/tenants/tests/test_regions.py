@@ -1,7 +1,8 @@
 """The shared region lookup (apps.tenants.selectors): ISO 3166-2 names as members read them."""
 
 from apps.profiles.geocoding import region_code
-from apps.tenants.selectors import iso_regions, region_name, region_plain_name, regions_for_country, regions_offered
+from apps.tenants.regions import iso_regions, region_name, region_plain_name, regions_for_country
+from apps.tenants.selectors import regions_offered
 
 
 def test_bracketed_notes_are_left_out():
