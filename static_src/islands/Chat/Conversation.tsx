@@ -9,10 +9,10 @@
  * (docs/decisions.md, "The conversation as hooks"): useConversationTransport (the messages:
  * history, live events, polling, the outbox), useReadMarks, useTyping, useDraft,
  * useScrollPinning and useAnnouncement (the live region). Its top bar (Header) and a
- * message's bubble (Bubble) are small components here. The icebreaker and gift dialogs are a module
- * of their own (ConversationDialogs.tsx), imported on first need: at once for an empty
- * conversation, else when the pointer or the focus reaches the gift button (at the latest on
- * its click).
+ * message's bubble (Bubble) are small components here. The icebreaker and gift dialogs are
+ * a module of their own (ConversationDialogs.tsx), imported on first need: at once for an
+ * empty conversation, else when the pointer or the focus reaches the gift button (at the
+ * latest on its click).
  */
 import type { FormEvent, KeyboardEvent } from "react";
 

@@ -50,78 +50,82 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-/** The hook over `el`, rendered again with new content by `show(n)`. */
-function pinned(el: HTMLElement) {
+/** The hook over the list `el`; `grow(height)` renders it again with a new message that
+ * makes the list `height` tall. */
+function pinned({ el, size }: ReturnType<typeof list>) {
   const hook = renderHook(({ content, children }) => useScrollPinning<HTMLElement>([content], children), {
     initialProps: { content: 0, children: 0 },
   });
   hook.result.current[0].current = el;
   // The element is there from now on: the observer is set up again for it.
   hook.rerender({ content: 1, children: 1 });
-  const show = (content: number) => hook.rerender({ content, children: 1 });
+  let content = 1;
+  const grow = (height: number) => {
+    size.height = height;
+    hook.rerender({ content: ++content, children: 1 });
+  };
   const scrollTo = (top: number) => {
     el.scrollTop = top;
     hook.result.current[1]();
   };
-  return { show, scrollTo, onScroll: () => hook.result.current[1](), pin: () => hook.result.current[2]() };
+  return { grow, scrollTo, onScroll: () => hook.result.current[1](), pin: () => hook.result.current[2]() };
 }
 
 describe("useScrollPinning", () => {
   it("keeps the end in view as messages come while the member is there", () => {
-    const { el, size } = list(1000);
-    const { show } = pinned(el);
+    const target = list(1000);
+    const { grow } = pinned(target);
+    const { el } = target;
     expect(el.scrollTop).toBe(600);
-    size.height = 1300;
-    show(2);
+    grow(1300);
     expect(el.scrollTop).toBe(900);
   });
 
   it("a member who scrolled up to read stays where they are, until they send", () => {
-    const { el, size } = list(1000);
-    const { show, scrollTo, pin } = pinned(el);
+    const target = list(1000);
+    const { grow, scrollTo, pin } = pinned(target);
+    const { el } = target;
     scrollTo(200);
-    size.height = 1300;
-    show(2);
+    grow(1300);
     expect(el.scrollTop).toBe(200);
 
     pin(); // they send
-    size.height = 1400;
-    show(3);
+    grow(1400);
     expect(el.scrollTop).toBe(1000);
   });
 
   it("near the end (within the slack) counts as at the end; back near it pins again", () => {
-    const { el, size } = list(1000);
-    const { show, scrollTo } = pinned(el);
+    const target = list(1000);
+    const { grow, scrollTo } = pinned(target);
+    const { el } = target;
     scrollTo(600 - PINNED_SLACK_PX);
-    size.height = 1100;
-    show(2);
+    grow(1100);
     expect(el.scrollTop).toBe(700);
 
     scrollTo(700 - PINNED_SLACK_PX - 1);
-    size.height = 1200;
-    show(3);
+    grow(1200);
     expect(el.scrollTop).toBe(700 - PINNED_SLACK_PX - 1);
 
     scrollTo(780); // on the way back down: 20 px from the end
-    size.height = 1300;
-    show(4);
+    grow(1300);
     expect(el.scrollTop).toBe(900);
   });
 
   it("the scroll event of its own move does not unpin, though a photo made the list taller since", () => {
-    const { el, size } = list(1000);
-    const { show, onScroll } = pinned(el);
+    const target = list(1000);
+    const { el, size } = target;
+    const { grow, onScroll } = pinned(target);
     expect(el.scrollTop).toBe(600);
     size.height = 1500; // a photo loaded before the scroll event of that move came
     onScroll(); // 500 px from the end, but where the hook put it
-    show(2);
+    grow(1500); // the next message
     expect(el.scrollTop).toBe(1100);
   });
 
   it("a list that changes size (a photo loads, the keyboard opens) keeps the end in view while pinned", () => {
-    const { el, size } = list(1000);
-    const { scrollTo } = pinned(el);
+    const target = list(1000);
+    const { el, size } = target;
+    const { scrollTo } = pinned(target);
     expect(observers).toHaveLength(1);
     expect(observers[0]!.targets).toEqual([el, el.firstElementChild]);
 
