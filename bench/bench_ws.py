@@ -11,7 +11,7 @@ the consumer requires.
 Four rows, all measured in one run against the same Redis:
 
 (a) delivery: `channel_layer.group_send` of a `message.new` event to the recipient's
-    member group (what apps.chat.events.event_send does after a message's
+    member group (what apps.common.realtime.event_send does after a message's
     transaction commits) until the recipient's socket receives it, p99 as a
     multiple of a raw Redis PUBLISH-to-SUBSCRIBE round trip (redis-py, one
     connection each way, in this process). Goal p99 <= 10x.
@@ -307,7 +307,7 @@ async def measure(base_url: str, pid: int, data: dict, options) -> dict:
     from channels.layers import get_channel_layer
     from django.conf import settings
 
-    from apps.chat.events import HANDLER, member_group
+    from apps.common.realtime import HANDLER, member_group
 
     count = len(data["sessions"])
     sockets = Sockets(base_url, data["sessions"])
@@ -492,7 +492,7 @@ def run(options) -> list[Result]:
     delivery.notes.append(
         f"{count:,} sockets open on one uvicorn worker; {sends} sends one at a time, each to another recipient; "
         "p50 {p50:.3f} vs {rp50:.3f} ms ({ratio:.1f}x), p99 {p99:.3f} vs {rp99:.3f} ms; "
-        "delivery = channel_layer.group_send of message.new to the member group (what events.event_send does "
+        "delivery = channel_layer.group_send of message.new to the member group (what realtime.event_send does "
         "after commit) until the recipient's socket has it".format(
             rp50=redis_stats["p50"],
             rp99=redis_stats["p99"],

@@ -104,16 +104,16 @@ def _message_as(session: str, conversation: int, client_id: str):
 def test_redis_away_during_a_paid_message_send(site, chat_pair, redis_proxy, fault, monkeypatch, caplog):
     """The message and its payment are PostgreSQL's; Redis carries only its events. With
     Redis away the answer is 201, the message stored and paid once, and its events are
-    given up and logged (at once when Redis refuses, after events.SEND_TIMEOUT when it
+    given up and logged (at once when Redis refuses, after realtime.SEND_TIMEOUT when it
     hangs); the pages' polling shows the message."""
-    from apps.chat import events
+    from apps.common import realtime
 
-    monkeypatch.setattr(events, "SEND_TIMEOUT", 0.5)
+    monkeypatch.setattr(realtime, "SEND_TIMEOUT", 0.5)
     anna, conversation, session = chat_pair
     before = in_thread(_state, site, anna.user, conversation)
     redis_proxy.cut() if fault == "down" else redis_proxy.stall()
     client_id = uuid.uuid4().hex
-    with caplog.at_level(logging.ERROR, logger="apps.chat.events"):
+    with caplog.at_level(logging.ERROR, logger="apps.common.realtime"):
         first = _message_as(session, conversation, client_id)
     assert first.status_code == 201, first.content
     paid = first.json()["message"]["credits"]

@@ -18,7 +18,7 @@ from django.core import mail
 from apps.chat.tests.helpers import credits_give, send
 from apps.notifications import tasks
 from apps.notifications.models import Channel, Notice, NoticeState
-from apps.notifications.services import account_mail_queue
+from apps.notifications.outbox import account_mail_queue
 from apps.profiles.tests.helpers_view import member
 from config.celery import app as celery_app
 from conftest import on_site

@@ -1,5 +1,5 @@
 """The request cycle where it leans on asgiref and the ASGI server (apps.common.asgi,
-apps.chat.events; docs/security.md "Request cycle"), on the live uvicorn server of the
+apps.common.realtime; docs/security.md "Request cycle"), on the live uvicorn server of the
 tests and on the site's ASGI handler itself:
 
 - chat events find the server's event loop from a view's thread, so a member's answer never
@@ -37,12 +37,12 @@ from django.utils.module_loading import import_string
 from django_tenants.utils import get_public_schema_name
 
 from apps.chat import events
-from apps.chat.events import HANDLER, member_group
 from apps.chat.models import Message
 from apps.chat.services import conversation_open
 from apps.chat.tests.helpers import credits_give
-from apps.common import locale
+from apps.common import locale, realtime
 from apps.common.asgi import SiteASGIHandler
+from apps.common.realtime import HANDLER, member_group
 from conftest import on_site
 from tests.faults import TcpProxy
 from tests.live import client as live_client
@@ -124,14 +124,14 @@ def test_request_cycle_chat_events_find_the_servers_event_loop(site_server, site
     direct = _layer_direct(layer_proxy.direct_address)
     bens = _listen(direct, site, ben.user_id)
     found = []
-    server_loop = events._server_loop
+    server_loop = realtime._server_loop
 
     def server_loop_noted():
         loop = server_loop()
         found.append(loop)
         return loop
 
-    monkeypatch.setattr(events, "_server_loop", server_loop_noted)
+    monkeypatch.setattr(realtime, "_server_loop", server_loop_noted)
     layer_proxy.stall()
     csrf = uuid.uuid4().hex
     with live_client(site_server, "localhost", session) as client:
@@ -155,15 +155,15 @@ def test_request_cycle_chat_events_find_the_servers_event_loop(site_server, site
 def test_request_cycle_a_send_without_a_server_loop_gives_up_after_its_timeout(site, layer_proxy, monkeypatch, caplog):
     """In a thread with no server loop (a Celery task, a command) an event is sent at once
     and its caller waits; with Redis stalled it waits SEND_TIMEOUT, logs, and goes on."""
-    monkeypatch.setattr(events, "SEND_TIMEOUT", 0.5)
+    monkeypatch.setattr(realtime, "SEND_TIMEOUT", 0.5)
     layer_proxy.stall()
 
     def send() -> float:
         started = time.monotonic()
-        events.event_send(site_id=site.pk, user_id=1, event={"type": "badges", "credits": 1})
+        realtime.event_send(site_id=site.pk, user_id=1, event={"type": "badges", "credits": 1})
         return time.monotonic() - started
 
-    with caplog.at_level(logging.ERROR, logger="apps.chat.events"):
+    with caplog.at_level(logging.ERROR, logger="apps.common.realtime"):
         waited = in_thread(send)
     assert waited >= 0.5
     assert [record.exc_info[0] for record in caplog.records if "not sent" in record.getMessage()] == [TimeoutError]
@@ -344,7 +344,7 @@ def test_request_cycle_a_pooled_thread_carries_no_site_member_or_language_into_t
 
 
 def test_request_cycle_asgiref_is_pinned_to_the_version_installed():
-    """The request cycle reads asgiref beyond its documented API (apps.chat.events,
+    """The request cycle reads asgiref beyond its documented API (apps.common.realtime,
     apps.common.asgi): the version is a decision, not whatever Django's range allows."""
     pins = re.findall(r"^asgiref==(\S+)$", (ROOT / "requirements.txt").read_text(), re.MULTILINE)
     assert pins == [version("asgiref")]

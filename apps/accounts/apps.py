@@ -11,11 +11,13 @@ class AccountsConfig(AppConfig):
     verbose_name = _("Staff")
 
     def ready(self) -> None:
-        from apps.accounts import staff  # noqa: F401 - registers the roles' system check
+        # staff registers the roles' system check; tasks, mail_send, which the outbox
+        # queues by name (apps.notifications.outbox).
+        from apps.accounts import staff, tasks  # noqa: F401
         from apps.accounts.staff import roles_on_post_migrate
         from apps.accounts.tracking import COOKIE, lander_visit_keep, page_variant
         from apps.accounts.user_relations import user_relations_per_schema
-        from apps.common import page_cache
+        from apps.common import page_cache, realtime
 
         # The staff roles (groups) after every migration of the public schema.
         post_migrate.connect(roles_on_post_migrate, sender=self, dispatch_uid="staff-roles")
@@ -25,3 +27,14 @@ class AccountsConfig(AppConfig):
         # choice, and a lander's page sets the tracking cookie again for each visitor.
         page_cache.variant_part(page_variant)
         page_cache.visit_cookie(COOKIE, lander_visit_keep)
+        # The top-bar counts that members' open pages get (apps.common.realtime).
+        realtime.badges_counter(member_badges)
+
+
+def member_badges(user_id: int) -> dict | None:
+    """The member's top-bar counts (selectors.member_totals), None for a member gone."""
+    from apps.accounts.models import User
+    from apps.accounts.selectors import member_totals
+
+    member = User.objects.filter(pk=user_id).first()
+    return None if member is None else member_totals(member)

@@ -1,25 +1,30 @@
 """E-mail to members: rendered in the member's language with the site's name and
-company details, sent by a Celery task (retries are safe: the task only sends)."""
+company details, then handed to the notification outbox (apps.notifications.outbox),
+which sends it from Celery (retries are safe: the task only sends)."""
 
 from django.conf import settings
-from django.db import connection, transaction
 from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.html import strip_tags
 
 from apps.accounts.models import User
+from apps.notifications.outbox import account_mail_queue
+from apps.tenants.current import NoSiteError, current_site
 from apps.tenants.models import Site
 
 
-def current_site() -> Site | None:
-    """The site whose schema the connection is in (None in the public schema)."""
-    tenant = getattr(connection, "tenant", None)
-    return tenant if isinstance(tenant, Site) else None
+def _mail_site() -> Site | None:
+    """The site a mail speaks for; none for the operators' staff, whose mails leave from
+    the public schema with the deployment's sender."""
+    try:
+        return current_site()
+    except NoSiteError:
+        return None
 
 
 def mail_render(*, template_prefix: str, context: dict, language: str | None = None) -> tuple[str, str, str]:
     """Subject, text and HTML of `<template_prefix>_subject.txt` / `_message.txt` / `_message.html`."""
-    site = current_site()
+    site = _mail_site()
     context = {**context, "site": site, "company": site.company if site else None}
     with translation.override(language or translation.get_language() or "en"):
         subject = " ".join(render_to_string(f"{template_prefix}_subject.txt", context).split())
@@ -34,7 +39,7 @@ def mail_render(*, template_prefix: str, context: dict, language: str | None = N
 
 
 def sender_address() -> str:
-    site = current_site()
+    site = _mail_site()
     if site is None:
         return settings.DEFAULT_FROM_EMAIL
     address = site.support_email or settings.DEFAULT_FROM_EMAIL
@@ -42,18 +47,11 @@ def sender_address() -> str:
 
 
 def mail_send_later(*, template_prefix: str, email: str, context: dict, language: str | None = None) -> None:
-    """Render now (links are built from the request) and send after commit. A member's
-    mail goes through the notification outbox (apps.notifications): it is a row in the
-    transaction, so a broker that is away at commit loses no activation mail."""
-    from apps.accounts.tasks import mail_send
-
+    """Render now (links are built from the request) and send after commit, through the
+    notification outbox: a member's mail is a row in the transaction, so a broker that is
+    away at commit loses no activation mail; a staff mail is queued after commit."""
     user = context.get("user")
     language = language or getattr(user, "language", None)
     subject, text, html = mail_render(template_prefix=template_prefix, context=context, language=language)
-    sender = sender_address()
-    if isinstance(user, User) and user.pk and current_site() is not None:
-        from apps.notifications.services import account_mail_queue
-
-        account_mail_queue(user=user, email=email, subject=subject, text=text, html=html, sender=sender)
-        return
-    transaction.on_commit(lambda: mail_send.delay(subject=subject, text=text, html=html, to=[email], sender=sender))
+    member = user if isinstance(user, User) and user.pk and _mail_site() is not None else None
+    account_mail_queue(user=member, email=email, subject=subject, text=text, html=html, sender=sender_address())

@@ -36,8 +36,8 @@ from django.utils import timezone
 from django_tenants.utils import tenant_context
 
 from apps.accounts.models import UserStatus
-from apps.chat.events import HANDLER, member_group, session_token
 from apps.common.exceptions import ApplicationError
+from apps.common.realtime import HANDLER, member_group, session_token
 
 logger = logging.getLogger(__name__)
 

@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 from apps.accounts.models import UserStatus
 from apps.chat.models import CHAT_HISTORY_LIMIT, Message, MessageKind, Participant
 from apps.chat.payloads import gift_name, message_payload, message_preview
+from apps.chat.pricing import message_cost
 from apps.common.exceptions import ApplicationError
 from apps.profiles.models import Block
 from apps.profiles.selectors import public_thumb_url
@@ -138,8 +139,6 @@ def conversation_history(*, user, conversation_id, limit: int = CHAT_HISTORY_LIM
 
 def message_costs(*, site, user) -> dict:
     """What the member pays per message kind (the footer shows it)."""
-    from apps.chat.services import message_cost
-
     return {kind.value: message_cost(site=site, user=user, kind=kind) for kind in MessageKind}
 
 

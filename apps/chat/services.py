@@ -19,23 +19,26 @@ from dataclasses import dataclass
 
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Case, Exists, F, OuterRef, Q, Value, When
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from apps.accounts.models import SignupMessage, User, UserStatus
-from apps.chat.events import credits_send_on_commit, event_send_on_commit, unread_send_on_commit
+from apps.chat.events import credits_send_on_commit, unread_send_on_commit
 from apps.chat.models import FREE_CONVERSATION_LIMIT, Conversation, Message, MessageKind, Participant
 from apps.chat.payloads import message_payload
+from apps.chat.pricing import message_cost
 from apps.common.exceptions import ApplicationError
+from apps.common.realtime import event_send_on_commit
 from apps.credits.models import EntryKind
 from apps.credits.services import credits_spend, not_enough_credits_error
-from apps.notifications.services import notice_event
+from apps.notifications.outbox import notice_event
 from apps.profiles.images import image_filename, process_upload
 from apps.profiles.models import Block, Profile, ProfileStatus
 from apps.profiles.visibility import profiles_visible_to
+from apps.tenants.current import current_site
 
 logger = logging.getLogger(__name__)
 
@@ -79,13 +82,6 @@ def _invalid(field: str, message: str, code: str = "invalid") -> ApplicationErro
 # --- Helpers -------------------------------------------------------------------------
 
 
-def _site():
-    site = getattr(connection, "tenant", None)
-    if site is None or getattr(site, "pk", None) is None:
-        raise RuntimeError("chat services need the site's schema to be set")
-    return site
-
-
 def _member(user) -> User:
     if user is None or not getattr(user, "is_authenticated", False):
         raise _login_required()
@@ -111,7 +107,7 @@ def _chat_profiles(user):
     either way, no disabled, invisible or deleted members), without resell entries on
     a site that does not sell them on (as the profile page and likes)."""
     profiles = profiles_visible_to(user)
-    if not getattr(_site(), "member_resell", True):
+    if not getattr(current_site(), "member_resell", True):
         profiles = profiles.exclude(is_resell=True)
     return profiles
 
@@ -119,23 +115,6 @@ def _chat_profiles(user):
 def started_count(*, user) -> int:
     """Conversations the member started (sent the first message in)."""
     return Participant.objects.filter(user_id=user.pk, is_starter=True).count()
-
-
-def message_cost(*, site, user, kind: str) -> int:
-    """Credits a message costs the sender: a text costs the site's minimum for the
-    sender's country when there is one (spec §3 `minimum_message_costs`), else
-    `message_credits`; a photo `photo_credits`, a gift `gift_credits`."""
-    if kind == MessageKind.PHOTO:
-        return site.photo_credits
-    if kind == MessageKind.GIFT:
-        return site.gift_credits
-    country = user.country.code if getattr(user, "country", None) else ""
-    if country:
-        # .all() so the site middleware's prefetch is used.
-        for minimum in site.minimum_message_costs.all():
-            if minimum.country.code == country:
-                return minimum.costs
-    return site.message_credits
 
 
 def _participant(*, user, conversation_id) -> Participant:
@@ -268,7 +247,7 @@ def message_send(
     "premium_required" (a free member's third started conversation),
     "not_enough_credits" (402) or "credits_frozen". Then nothing is stored or spent."""
     user = _member(user)
-    site = _site()
+    site = current_site()
     client_id = (client_id or "").strip()
     if not CLIENT_ID_PATTERN.match(client_id):
         raise _invalid("client_id", _("An error has occurred."))
@@ -644,7 +623,7 @@ def signup_messages_deliver(*, user) -> int:
 
 
 def _free_message(*, user, conversation: Conversation, signup_message: SignupMessage) -> None:
-    site = _site()
+    site = current_site()
     text = signup_message.text.replace("\x00", "").strip()[: site.message_length]
     if not text:
         return

@@ -23,7 +23,7 @@ Two things Django's handler leaves to chance are made sure here (docs/security.m
   connection is the thread's own and outlives the request), whatever the request did;
 - a response is always closed, also when the client goes away while the view runs:
   Django then cancels the request and drops the response unclosed, and with it the work
-  the view left for after the response (apps.chat.events.run_after_sent: the badge counts
+  the view left for after the response (apps.common.realtime.run_after_sent: the badge counts
   of a message that was stored and paid)."""
 
 from __future__ import annotations

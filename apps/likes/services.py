@@ -2,15 +2,17 @@
 flag when a liker's profile is opened, and hand out the next unseen like for the match
 modal (GET /api/auto-like.php). Every refusal raises ApplicationError and changes nothing."""
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from apps.accounts.models import User
-from apps.chat.events import like_announce
 from apps.common.exceptions import ApplicationError
+from apps.common.realtime import badges_send_on_commit, event_send_on_commit
 from apps.likes.models import Like, LikeSource
-from apps.notifications.services import notice_event
+from apps.likes.selectors import likeable_profiles
+from apps.notifications.outbox import notice_event
+from apps.profiles.cards import profile_card
 from apps.profiles.models import Profile
 from apps.profiles.visibility import profiles_visible_to
 
@@ -24,17 +26,6 @@ def _own_profile(member) -> Profile | None:
         return member.profile
     except Profile.DoesNotExist:
         return None
-
-
-def likeable_profiles(member):
-    """Profiles `member` may like or unlike: `profiles_visible_to` (no blocks either
-    way, no disabled, invisible or deleted members, not the own one), without resell
-    entries on a site that does not sell them on (as the profile page)."""
-    profiles = profiles_visible_to(member)
-    site = getattr(connection, "tenant", None)
-    if site is not None and not getattr(site, "member_resell", True):
-        profiles = profiles.exclude(is_resell=True)
-    return profiles
 
 
 def _target(*, member, profile_id: int) -> Profile:
@@ -75,8 +66,21 @@ def like_create(*, liker, profile_id: int, source: str = LikeSource.PROFILE) -> 
     except IntegrityError:  # unique (liker, profile): a double click won the race
         raise ApplicationError("already_liked", already, status_code=409) from None
     like.profile = profile
-    like_announce(liker=liker, liker_profile=own, profile=profile, is_match=is_match)
+    _like_announce(liker=liker, liker_profile=own, profile=profile, is_match=is_match)
     return like, is_match
+
+
+def _like_announce(*, liker, liker_profile, profile, is_match: bool) -> None:
+    """`liker` (with `liker_profile`) liked `profile`: its member hears of the like (or
+    the match), the liker of a match too; both get fresh badges. After commit."""
+    if liker_profile is None:
+        return
+    if profile.user_id:
+        kind = "match" if is_match else "like"
+        event_send_on_commit(user_id=profile.user_id, event={"type": kind, "profile": profile_card(liker_profile)})
+        badges_send_on_commit(user_id=profile.user_id)
+    if is_match:
+        event_send_on_commit(user_id=liker.pk, event={"type": "match", "profile": profile_card(profile)})
 
 
 def like_delete(*, liker, profile_id: int) -> None:

@@ -11,23 +11,20 @@ from django_tenants.utils import tenant_context
 
 from apps.notifications import bulk
 from apps.notifications.models import Channel, Notice
+from apps.notifications.outbox import task_queue
 from apps.tenants.models import Campaign, CampaignState
 
 
 def campaign_queue(campaign: Campaign) -> bool:
     """Queue a draft campaign for sending (from the admin); False when it was not a draft."""
-    from apps.notifications.tasks import campaign_start
-
     queued = Campaign.objects.filter(pk=campaign.pk, state=CampaignState.DRAFT).update(state=CampaignState.QUEUED)
     if queued:
-        transaction.on_commit(lambda: campaign_start.delay(campaign.pk))
+        transaction.on_commit(lambda: task_queue("apps.notifications.tasks.campaign_start", campaign.pk))
     return bool(queued)
 
 
 def campaign_fan_out(campaign_id: int) -> int:
     """Make the notices (once) and queue every due chunk; returns the number of notices."""
-    from apps.notifications.tasks import notices_send_batch
-
     campaign = Campaign.objects.select_related("site").filter(pk=campaign_id).first()
     if campaign is None or campaign.state not in (CampaignState.QUEUED, CampaignState.SENDING):
         return 0
@@ -53,5 +50,5 @@ def campaign_fan_out(campaign_id: int) -> int:
                 )
         ranges = bulk.pending_ranges(campaign_id=campaign_id)
         for first_id, last_id in ranges:
-            notices_send_batch.delay(first_id, last_id, campaign_id)
+            task_queue("apps.notifications.tasks.notices_send_batch", first_id, last_id, campaign_id)
         return Notice.objects.filter(campaign_id=campaign_id).count()

@@ -12,6 +12,7 @@ from django.utils import timezone
 from apps.chat.models import Participant
 from apps.notifications import bulk
 from apps.notifications.models import Channel
+from apps.notifications.outbox import task_queue
 
 _PARTICIPANT = Participant._meta.db_table
 
@@ -32,8 +33,6 @@ RULES = {
 def reminders_queue(*, kinds: tuple[str, ...]) -> int:
     """In the current site's schema: make the reminders of `kinds` that are due and queue
     them in chunks. Returns how many were made."""
-    from apps.notifications.tasks import notices_send_batch
-
     now = timezone.now()
     params = {
         "unread_before": now - timedelta(hours=12),
@@ -48,5 +47,5 @@ def reminders_queue(*, kinds: tuple[str, ...]) -> int:
                 kind=kind, channel=channel, per_days=per_days, extra_condition=condition, params=params
             )
         for first_id, last_id in bulk.pending_ranges(kind=kind):
-            notices_send_batch.delay(first_id, last_id)
+            task_queue("apps.notifications.tasks.notices_send_batch", first_id, last_id)
     return made

@@ -24,12 +24,13 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone, translation
 
-from apps.accounts.mail import current_site
 from apps.accounts.models import MAIL_STOPPED_BY, PushSubscription, UserStatus
 from apps.notifications.content import Content, notice_content
 from apps.notifications.mailing import account_mail, notice_mail, site_url
 from apps.notifications.models import ACCOUNT_MAIL, Channel, Notice, NoticeState
+from apps.notifications.outbox import send_after_commit
 from apps.notifications.webpush import DELIVERED, GONE, RETRY, payload_bytes, push_send
+from apps.tenants.current import current_site
 
 logger = logging.getLogger(__name__)
 
@@ -79,8 +80,6 @@ def _finish(notice: Notice, state: str, result: str = "", *, email: str | None =
 
 
 def _retry(notice: Notice, result: str, *, retry_after: int = 0, subscriptions: list[int] | None = None) -> str:
-    from apps.notifications.services import send_after_commit
-
     if notice.attempts >= MAX_ATTEMPTS:
         return _finish(notice, NoticeState.FAILED, f"{result}; gave up after {notice.attempts} attempts")
     delay = backoff_seconds(notice.attempts, retry_after)

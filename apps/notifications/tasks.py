@@ -15,7 +15,10 @@ from django.utils import timezone
 from django_tenants.utils import get_public_schema_name, tenant_context
 
 from apps.notifications import bulk, sending
+from apps.notifications.campaigns import campaign_fan_out
 from apps.notifications.models import Notice, NoticeState
+from apps.notifications.reminders import reminders_queue
+from apps.tenants.models import Campaign, CampaignState, Site
 
 logger = logging.getLogger(__name__)
 
@@ -28,8 +31,6 @@ SWEEP_LIMIT = 2000
 def _count_campaign(campaign_id: int | None, states: dict[str, int]) -> None:
     if not campaign_id or not states:
         return
-    from apps.tenants.models import Campaign, CampaignState
-
     changes = {
         name: F(name) + states.get(state, 0)
         for name, state in (
@@ -63,8 +64,6 @@ def notice_send(notice_id: int) -> str | None:
 def notices_send_batch(first_id: int, last_id: int, campaign_id: int | None = None) -> dict:
     campaign = None
     if campaign_id:
-        from apps.tenants.models import Campaign
-
         campaign = Campaign.objects.filter(pk=campaign_id).first()
     states = bulk.notices_send_batch(first_id=first_id, last_id=last_id, campaign=campaign)
     _count_campaign(campaign_id, states)
@@ -72,16 +71,12 @@ def notices_send_batch(first_id: int, last_id: int, campaign_id: int | None = No
 
 
 def _sites():
-    from apps.tenants.models import Site
-
     return Site.objects.exclude(schema_name=get_public_schema_name()).filter(is_active=True).order_by("pk")
 
 
 def _schemas_with_work() -> set[str]:
     """The schemas that have a late pending notice or a stale "sending" one: one query
     over all sites (each part an index probe), in slices of 200 schemas."""
-    from apps.tenants.models import Site
-
     schemas = list(Site.objects.exclude(schema_name=get_public_schema_name()).values_list("schema_name", flat=True))
     table = Notice._meta.db_table
     late = f"state = 'pending' AND due_at < clock_timestamp() - interval '{SWEEP_GRACE_SECONDS} seconds'"
@@ -139,8 +134,6 @@ def notices_sweep() -> int:
 def campaign_start(campaign_id: int) -> int:
     """Public schema: make the campaign's notices in its site's schema and queue them
     in chunks. Safe to run twice (the notices are made once, with the state change)."""
-    from apps.notifications.campaigns import campaign_fan_out
-
     return campaign_fan_out(campaign_id)
 
 
@@ -150,8 +143,6 @@ def campaign_start(campaign_id: int) -> int:
 @shared_task
 def reminders_daily() -> int:
     """Beat, daily: unread-message reminders and come-back reminders on every site."""
-    from apps.notifications.reminders import reminders_queue
-
     made = 0
     for site in _sites():
         with tenant_context(site):
@@ -165,8 +156,6 @@ def reminders_daily() -> int:
 @shared_task
 def weekly_updates() -> int:
     """Beat, weekly: the weekly update on every site."""
-    from apps.notifications.reminders import reminders_queue
-
     made = 0
     for site in _sites():
         with tenant_context(site):

@@ -19,7 +19,6 @@ from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.chat.events import after_response, run_after_sent
 from apps.chat.payloads import message_payload
 from apps.chat.selectors import chats_state, conversation_history, gifts_offered, message_costs, unread_total
 from apps.chat.services import (
@@ -34,6 +33,7 @@ from apps.common.api.base import SiteApiView
 from apps.common.api.parsers import SafeJSONParser
 from apps.common.api.schema import MEMBER_ONLY
 from apps.common.exceptions import ApplicationError
+from apps.common.realtime import after_response, run_after_sent
 
 
 def _member(request: Request):
@@ -44,7 +44,7 @@ def _member(request: Request):
 
 class ChatApiView(SiteApiView):
     """The answer goes out first: the real-time work its services leave for later (the
-    members' badge counts, apps.chat.events.later) runs once the answer is sent."""
+    members' badge counts, apps.common.realtime.later) runs once the answer is sent."""
 
     def dispatch(self, request, *args, **kwargs):
         with after_response() as jobs:

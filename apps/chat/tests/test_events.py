@@ -1,5 +1,5 @@
 """Events go through the real channel layer (Redis) only after commit, to groups that
-carry the site: apps.chat.events."""
+carry the site: apps.common.realtime."""
 
 import asyncio
 import uuid
@@ -8,10 +8,11 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from apps.chat.events import HANDLER, chat_closed_announce, member_group
 from apps.chat.services import conversation_open, message_send
 from apps.chat.tests.helpers import client_id, credits_give, member
 from apps.common.exceptions import ApplicationError
+from apps.common.realtime import HANDLER, member_group
+from apps.profiles.services.blocks import chat_closed_announce
 from conftest import on_site
 from tests.live import in_thread
 

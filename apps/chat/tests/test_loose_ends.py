@@ -13,10 +13,10 @@ from django.utils import timezone
 from apps.accounts.models import User, UserStatus
 from apps.accounts.services.deletion import member_erase
 from apps.chat.consumers import CLOSE_UNAUTHORIZED
-from apps.chat.events import session_token
 from apps.chat.models import Message
 from apps.chat.tests.helpers import credits_give, member, send
 from apps.chat.tests.test_realtime import TIMEOUT, _socket, run
+from apps.common.realtime import session_token
 from apps.profiles.tests.helpers import jpeg_upload
 from conftest import on_site
 
@@ -72,7 +72,7 @@ def test_a_logout_message_of_another_session_leaves_the_socket_open(committed, s
     with another session ignores it."""
     from channels.layers import get_channel_layer
 
-    from apps.chat.events import LOGOUT_HANDLER, member_group
+    from apps.common.realtime import LOGOUT_HANDLER, member_group
 
     anna = committed.member(site, "Anna")
     session = committed.session(site, anna.user)

@@ -1,12 +1,18 @@
-"""Writing to the outbox (apps.notifications.models.Notice): what a member will hear
-about, decided in the transaction of the event.
+"""The outbox (apps.notifications.models.Notice): what a member will hear about, decided
+in the transaction of the event. The bottom of the notifications: the apps that announce
+(chat, likes, accounts' mails) write here, and nothing here imports the layer that
+delivers (tasks, sending, content, mailing, push), which reads every app.
 
 - `notice_event`: a message, a new conversation, a like or a match. One statement per
   event inserts a pending notice per channel the member wants, or merges the event into
   the pending one (INSERT ... ON CONFLICT on the partial unique index), so a burst of
   messages becomes one notice. The send task is queued after commit, only for a new row.
 - `account_mail_queue`: a rendered account mail (activation, reset, address change,
-  reactivation) as an outbox row, sent at once after commit.
+  reactivation) as an outbox row, sent at once after commit; a staff mail (no member's
+  site) goes straight to its task after commit.
+- `task_queue`: a Celery task queued by its name, as Zulip's `queue_json_publish` does:
+  the delivery layer's tasks are known here by name only (each app's `ready()` imports its
+  tasks module, so every process can run them eagerly or route them by name).
 
 Nothing here sends: apps.notifications.sending does, from Celery."""
 
@@ -16,6 +22,7 @@ import json
 import logging
 from datetime import timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
@@ -24,6 +31,11 @@ from apps.accounts.models import MAIL_STOPPED_BY, PushSubscription
 from apps.notifications.models import ACCOUNT_MAIL, Channel, Notice
 
 logger = logging.getLogger(__name__)
+
+# The delivery layer's tasks this module queues (apps.notifications.tasks,
+# apps.accounts.tasks); settings CELERY_TASK_ROUTES routes them by these names.
+NOTICE_SEND_TASK = "apps.notifications.tasks.notice_send"
+MAIL_SEND_TASK = "apps.accounts.tasks.mail_send"
 
 # Kinds that merge while pending, and the key they merge under.
 MERGE_KEYS = {
@@ -101,26 +113,38 @@ def notice_event(*, user, kind: str, item: dict) -> list[int]:
     return [notice_id for notice_id, _channel in new]
 
 
+def task_queue(name: str, *args, countdown: float = 0, **kwargs) -> None:
+    """Queue the Celery task called `name` now (call it after commit). A task registered
+    in this process goes through its own `apply_async` (eager under the test settings),
+    any other is sent by name; both carry the site's schema (tenant-schemas-celery) and
+    take the route of their name. Raises what the broker raises."""
+    options = {"countdown": countdown} if countdown > 0 else {}  # an ETA of "now" would still wait for the timer
+    current_app.signature(name, args=args, kwargs=kwargs).apply_async(**options)
+
+
 def send_after_commit(notice_id: int, *, countdown: float = 0) -> None:
     """Queue the send task once the row is committed. A broker that is away loses
     nothing: the row waits in PostgreSQL for the sweep (tasks.notices_sweep)."""
 
     def queue() -> None:
-        from apps.notifications.tasks import notice_send
-
-        try:  # an ETA of "now" would still go through the worker's timer
-            notice_send.apply_async((notice_id,), countdown=countdown) if countdown > 0 else notice_send.delay(
-                notice_id
-            )
+        try:
+            task_queue(NOTICE_SEND_TASK, notice_id, countdown=countdown)
         except Exception:  # Redis away: the sweep sends it
             logger.warning("notice %s not queued; the sweep will send it", notice_id, exc_info=True)
 
     transaction.on_commit(queue)
 
 
-def account_mail_queue(*, user, email: str, subject: str, text: str, html: str, sender: str) -> Notice:
-    """An account mail as an outbox row, sent at once after commit (and by the sweep if
-    the broker is away at that moment)."""
+def account_mail_queue(*, user, email: str, subject: str, text: str, html: str, sender: str) -> Notice | None:
+    """An account mail as an outbox row of `user`, sent at once after commit (and by the
+    sweep if the broker is away at that moment). Without a member (a staff mail in the
+    public schema, an address no member has yet) there is no site's outbox to hold it:
+    its task is queued after commit, and None returned."""
+    if user is None:
+        transaction.on_commit(
+            lambda: task_queue(MAIL_SEND_TASK, subject=subject, text=text, html=html, to=[email], sender=sender)
+        )
+        return None
     notice = Notice.objects.create(
         user=user,
         kind=ACCOUNT_MAIL,
