@@ -29,7 +29,7 @@ from apps.notifications.content import Content, notice_content
 from apps.notifications.mailing import account_mail, notice_mail, site_url
 from apps.notifications.models import ACCOUNT_MAIL, Channel, Notice, NoticeState
 from apps.notifications.outbox import send_after_commit
-from apps.notifications.webpush import DELIVERED, GONE, RETRY, payload_bytes, push_send
+from apps.notifications.webpush import DELIVERED, GONE, RETRY, payload_bytes, pushes_send
 from apps.tenants.current import current_site
 
 logger = logging.getLogger(__name__)
@@ -264,7 +264,8 @@ def _deliver_push(notice: Notice, *, campaign=None, subscriptions=None) -> str:
     job = push_prepare(notice, campaign=campaign, subscriptions=subscriptions)
     if isinstance(job, str):
         return job
-    return push_finish(job, [push_send(**job.request(subscription)) for subscription in job.subscriptions])
+    # Every device of the member in one hand-over to the sender.
+    return push_finish(job, pushes_send([job.request(subscription) for subscription in job.subscriptions]))
 
 
 def notice_send(notice_id: int) -> str | None:
