@@ -1,7 +1,7 @@
-"""Sending one web push (RFC 8030/8291/8292), and what the push service's answer means
-for the subscription. pywebpush sends it: its WebPusher encrypts the payload (http_ece,
-aes128gcm) and posts it with its asyncio sender (`send_async`) on an aiohttp session;
-the VAPID header is py_vapid's, signed once per push service for hours
+"""Sending web pushes (RFC 8030/8291/8292), and what the push service's answer means
+for the subscription. pywebpush's WebPusher encrypts the payload (http_ece, aes128gcm)
+and the request is the one its asyncio sender (`send_async`) makes, posted on an
+aiohttp session; the VAPID header is py_vapid's, signed once per push service for hours
 (apps.notifications.vapid).
 
 - 201 (or 200/202): delivered to the push service.
