@@ -15,11 +15,12 @@ balance (`User.credits`) in the same transaction; the balance can never go below
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Sum
+from django.db.models import F
 from django.utils.translation import gettext as _
 
 from apps.common.exceptions import ApplicationError
 from apps.credits.models import GRANT_KINDS, SPENDING_KINDS, TAKE_BACK_KINDS, CreditEntry, EntryKind
+from apps.credits.selectors import ledger_balance
 
 User = get_user_model()
 
@@ -189,10 +190,6 @@ def credits_unfreeze(*, user, staff_name: str, note: str) -> None:
 
 
 # --- Checks ------------------------------------------------------------------------
-
-
-def ledger_balance(user) -> int:
-    return CreditEntry.objects.filter(user_id=user.pk).aggregate(total=Sum("credits"))["total"] or 0
 
 
 def credits_rebuild(*, user) -> tuple[int, int]:

@@ -5,11 +5,11 @@ queries, whatever the number of likes (apps/likes/tests pin it)."""
 
 from dataclasses import dataclass
 
+from django.db import connection
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from apps.likes.models import Like
-from apps.likes.services import likeable_profiles
 from apps.profiles.cards import profile_card
 from apps.profiles.models import Profile
 from apps.profiles.visibility import profiles_visible_to
@@ -20,6 +20,18 @@ def _own_profile(member) -> Profile | None:
         return member.profile
     except Profile.DoesNotExist:
         return None
+
+
+def likeable_profiles(member) -> QuerySet[Profile]:
+    """Profiles `member` may like or unlike: `profiles_visible_to` (no blocks either
+    way, no disabled, invisible or deleted members, not the own one), without resell
+    entries on a site that does not sell them on (as the profile page). The services
+    refuse a like outside it, and the lists show only likes inside it."""
+    profiles = profiles_visible_to(member)
+    site = getattr(connection, "tenant", None)
+    if site is not None and not getattr(site, "member_resell", True):
+        profiles = profiles.exclude(is_resell=True)
+    return profiles
 
 
 def likes_sent_qs(*, member) -> QuerySet[Like]:

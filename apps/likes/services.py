@@ -2,7 +2,7 @@
 flag when a liker's profile is opened, and hand out the next unseen like for the match
 modal (GET /api/auto-like.php). Every refusal raises ApplicationError and changes nothing."""
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -10,6 +10,7 @@ from apps.accounts.models import User
 from apps.common.exceptions import ApplicationError
 from apps.common.realtime import badges_send_on_commit, event_send_on_commit
 from apps.likes.models import Like, LikeSource
+from apps.likes.selectors import likeable_profiles
 from apps.notifications.outbox import notice_event
 from apps.profiles.cards import profile_card
 from apps.profiles.models import Profile
@@ -25,17 +26,6 @@ def _own_profile(member) -> Profile | None:
         return member.profile
     except Profile.DoesNotExist:
         return None
-
-
-def likeable_profiles(member):
-    """Profiles `member` may like or unlike: `profiles_visible_to` (no blocks either
-    way, no disabled, invisible or deleted members, not the own one), without resell
-    entries on a site that does not sell them on (as the profile page)."""
-    profiles = profiles_visible_to(member)
-    site = getattr(connection, "tenant", None)
-    if site is not None and not getattr(site, "member_resell", True):
-        profiles = profiles.exclude(is_resell=True)
-    return profiles
 
 
 def _target(*, member, profile_id: int) -> Profile:

@@ -16,7 +16,8 @@ from django.utils.translation import gettext as _
 
 from apps.common.exceptions import ApplicationError
 from apps.likes.models import Like, LikeSource, SwipePass
-from apps.likes.services import like_create, likeable_profiles
+from apps.likes.selectors import likeable_profiles
+from apps.likes.services import like_create
 from apps.profiles.cards import profile_card
 from apps.profiles.models import Profile
 from apps.profiles.search import own_profile

@@ -76,7 +76,7 @@ def member_overview(entry: MemberDirectoryEntry, member) -> dict:
     from allauth.account.models import EmailAddress
 
     from apps.credits.models import CreditEntry
-    from apps.credits.services import ledger_balance
+    from apps.credits.selectors import ledger_balance
     from apps.notifications.models import Channel, Notice
     from apps.payments.models import DirectDebitRequest, Payment
     from apps.profiles.models import Block, Complaint, Photo, Profile

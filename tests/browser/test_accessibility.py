@@ -163,7 +163,8 @@ def _site_data(site: Site) -> SiteData:
     from apps.chat.services import conversation_opened
     from apps.chat.tests.helpers import credits_give, send
     from apps.likes.models import Like
-    from apps.likes.services import like_create, likeable_profiles
+    from apps.likes.selectors import likeable_profiles
+    from apps.likes.services import like_create
     from apps.payments.models import CreditPackage
     from apps.payments.tests.helpers_core import buy
     from apps.profiles.services.photos import photo_upload

@@ -12,7 +12,7 @@ from apps.chat.services import conversation_open, message_send
 from apps.chat.tests.helpers import credits_give
 from apps.common.exceptions import ApplicationError
 from apps.credits.models import CreditEntry
-from apps.credits.services import ledger_balance
+from apps.credits.selectors import ledger_balance
 from conftest import on_site
 from tests.live import in_thread
 

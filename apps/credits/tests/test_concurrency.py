@@ -16,7 +16,8 @@ from django.db import connection
 from apps.accounts.models import User
 from apps.common.exceptions import ApplicationError
 from apps.credits.models import CreditEntry, EntryKind
-from apps.credits.services import credits_grant, credits_spend, credits_take_back, ledger_balance
+from apps.credits.selectors import ledger_balance
+from apps.credits.services import credits_grant, credits_spend, credits_take_back
 from conftest import on_site
 
 pytestmark = pytest.mark.django_db

@@ -16,6 +16,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from apps.accounts.models import User
 from apps.common.exceptions import ApplicationError
 from apps.credits.models import CreditEntry, EntryKind
+from apps.credits.selectors import ledger_balance
 from apps.credits.services import (
     credits_adjust,
     credits_grant,
@@ -23,7 +24,6 @@ from apps.credits.services import (
     credits_spend,
     credits_take_back,
     credits_unfreeze,
-    ledger_balance,
 )
 
 pytestmark = pytest.mark.django_db

@@ -9,6 +9,7 @@ from django.db import IntegrityError, connection, transaction
 from apps.accounts.models import User
 from apps.common.exceptions import ApplicationError
 from apps.credits.models import CreditEntry, EntryKind
+from apps.credits.selectors import ledger_balance
 from apps.credits.services import (
     DEBT_PAID_NOTE,
     credits_adjust,
@@ -17,7 +18,6 @@ from apps.credits.services import (
     credits_spend,
     credits_take_back,
     credits_unfreeze,
-    ledger_balance,
 )
 from apps.payments.models import Payment
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.credits.models import CreditEntry
-from apps.credits.services import ledger_balance
+from apps.credits.selectors import ledger_balance
 from apps.payments.gateways.sandbox import sandbox_checkout_decide
 from apps.payments.models import CreditPackage, Payment
 from apps.payments.services import payment_start, payment_sync
