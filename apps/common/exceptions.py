@@ -75,10 +75,9 @@ def api_exception_handler(exc, context):
     elif isinstance(exc, PermissionDenied):
         exc = drf_exceptions.PermissionDenied()
     if isinstance(exc, (drf_exceptions.NotAuthenticated, drf_exceptions.AuthenticationFailed)):
-        return Response(
-            error_body("authentication_required", _("Please log in to continue.")),
-            status=status.HTTP_403_FORBIDDEN,
-        )
+        # A visitor calling a member-only view (apps.common.api.permissions.MemberRequired).
+        message = getattr(context.get("view"), "login_message", None) or _("Please log in to continue.")
+        return Response(error_body("authentication_required", message), status=status.HTTP_403_FORBIDDEN)
     response = exception_handler(exc, context)
     if response is None:
         return None

@@ -6,13 +6,13 @@ from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.parsers import MultiPartParser
-from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.accounts.services.signup_steps import PROFILE_STEP_FIELDS, signup_photo_add, signup_profile_update
 from apps.common.api.base import SiteApiView
 from apps.common.api.fields import StrictBooleanField, StrictCharField
+from apps.common.api.permissions import MemberRequired
 from apps.common.api.schema import MEMBER_ONLY
 from apps.common.exceptions import ApplicationError
 from apps.profiles.models import Photo, Profile
@@ -104,7 +104,7 @@ class SignupProfileApi(SiteApiView):
     rotated). PATCH or POST: store the fields sent; `done: true` marks the steps as
     gone through."""
 
-    permission_classes = [IsAuthenticated]
+    permission_classes = [MemberRequired]
 
     class SignupProfileInput(serializers.Serializer):
         # The site's genders, sexualities, countries and regions are their enums
@@ -173,7 +173,7 @@ class SignupProfileApi(SiteApiView):
 class SignupPhotoApi(SiteApiView):
     """POST multipart, file field "photo": add a photo to the member's profile."""
 
-    permission_classes = [IsAuthenticated]
+    permission_classes = [MemberRequired]
     # A file comes only in a multipart body; any other content type is a 415.
     parser_classes = [MultiPartParser]
 

@@ -5,7 +5,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
-from rest_framework.permissions import IsAuthenticated
+from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -15,6 +15,7 @@ from apps.accounts.services.push import push_subscription_save
 from apps.accounts.services.settings import member_language_set
 from apps.accounts.services.signup import member_resend_confirmation, member_signup
 from apps.common.api.base import SiteApiView
+from apps.common.api.permissions import MemberRequired
 from apps.common.api.schema import MEMBER_ONLY
 from apps.common.exceptions import ApplicationError
 
@@ -53,10 +54,6 @@ _User = inline_serializer(
 UserOutput = inline_serializer("UserOutput", {"user": _User})
 
 
-def _authentication_required() -> ApplicationError:
-    return ApplicationError("authentication_required", _("Please log in to continue."), status_code=403)
-
-
 class UserApi(SiteApiView):
     """GET: the current member. POST: log in (or, with ?push=1, store a push
     subscription). PUT: change the interface language."""
@@ -72,17 +69,20 @@ class UserApi(SiteApiView):
     class PushInput(serializers.Serializer):
         subscription = serializers.DictField()
 
+    def get_permissions(self):
+        # Logging in is for visitors; reading the member, storing a push subscription and
+        # changing the language are for members.
+        if self.request.method == "POST" and self.request.query_params.get("push") != "1":
+            return [AllowAny()]
+        return [MemberRequired()]
+
     @extend_schema(responses={200: UserOutput}, auth=MEMBER_ONLY, operation_id="user_retrieve")
     def get(self, request: Request) -> Response:
-        if not request.user.is_authenticated:
-            raise _authentication_required()
         return Response({"user": user_payload(request.user)})
 
     @extend_schema(request=LoginInput, responses={200: UserOutput}, operation_id="user_login")
     def post(self, request: Request) -> Response:
         if request.query_params.get("push") == "1":
-            if not request.user.is_authenticated:
-                raise _authentication_required()
             data = self._valid(self.PushInput, request.data)
             push_subscription_save(user=request.user, subscription=data["subscription"])
             return Response({"user": user_payload(request.user)})
@@ -92,8 +92,6 @@ class UserApi(SiteApiView):
 
     @extend_schema(request=LanguageInput, responses={200: UserOutput}, auth=MEMBER_ONLY, operation_id="user_language")
     def put(self, request: Request) -> Response:
-        if not request.user.is_authenticated:
-            raise _authentication_required()
         data = self._valid(self.LanguageInput, request.data)
         site = request._request.site
         if not member_language_set(user=request.user, language=data["language"], languages=site.languages):
@@ -145,7 +143,7 @@ class SignupApi(SiteApiView):
 
 
 class ResendConfirmationApi(SiteApiView):
-    permission_classes = [IsAuthenticated]
+    permission_classes = [MemberRequired]
 
     @extend_schema(
         request=None,

@@ -13,6 +13,7 @@
 """
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.parsers import MultiPartParser
@@ -31,20 +32,21 @@ from apps.chat.services import (
 )
 from apps.common.api.base import SiteApiView
 from apps.common.api.parsers import SafeJSONParser
+from apps.common.api.permissions import MemberRequired
 from apps.common.api.schema import MEMBER_ONLY
-from apps.common.exceptions import ApplicationError
 from apps.common.realtime import after_response, run_after_sent
 
-
-def _member(request: Request):
-    if not request.user.is_authenticated:
-        raise ApplicationError("authentication_required", _("Log in or sign up to chat."), status_code=403)
-    return request.user
+# What a visitor calling the chat is asked (lazy: read in the visitor's language).
+CHAT_LOGIN_MESSAGE = gettext_lazy("Log in or sign up to chat.")
 
 
 class ChatApiView(SiteApiView):
-    """The answer goes out first: the real-time work its services leave for later (the
-    members' badge counts, apps.common.realtime.later) runs once the answer is sent."""
+    """Members only. The answer goes out first: the real-time work its services leave
+    for later (the members' badge counts, apps.common.realtime.later) runs once the
+    answer is sent."""
+
+    permission_classes = [MemberRequired]
+    login_message = CHAT_LOGIN_MESSAGE
 
     def dispatch(self, request, *args, **kwargs):
         with after_response() as jobs:
@@ -114,9 +116,12 @@ GiftsOutput = inline_serializer(
 
 
 class ChatsApi(SiteApiView):
+    permission_classes = [MemberRequired]
+    login_message = CHAT_LOGIN_MESSAGE
+
     @extend_schema(responses={200: ChatsOutput}, auth=MEMBER_ONLY, operation_id="chats_list")
     def get(self, request: Request) -> Response:
-        member = _member(request)
+        member = request.user
         return Response(chats_state(user=member))
 
 
@@ -140,7 +145,7 @@ class ChatApi(ChatApiView):
         operation_id="chat_history",
     )
     def get(self, request: Request) -> Response:
-        member = _member(request)
+        member = request.user
         history = conversation_history(user=member, conversation_id=request.query_params.get("conversation"))
         conversation_opened(user=member, conversation_id=history["conversation"]["id"])
         site = request._request.site
@@ -148,7 +153,7 @@ class ChatApi(ChatApiView):
 
     @extend_schema(request=ChatOpenInput, responses={200: ChatOpenOutput}, auth=MEMBER_ONLY, operation_id="chat_open")
     def post(self, request: Request) -> Response:
-        member = _member(request)
+        member = request.user
         serializer = self.ChatOpenInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         conversation = conversation_open(user=member, profile_id=serializer.validated_data["profile"])
@@ -158,7 +163,7 @@ class ChatApi(ChatApiView):
         request=ChatDeleteInput, responses={200: ChatDeleteOutput}, auth=MEMBER_ONLY, operation_id="chat_delete"
     )
     def delete(self, request: Request) -> Response:
-        member = _member(request)
+        member = request.user
         serializer = self.ChatDeleteInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
@@ -174,7 +179,7 @@ class ChatReadApi(ChatApiView):
 
     @extend_schema(request=ChatReadInput, responses={200: ChatReadOutput}, auth=MEMBER_ONLY, operation_id="chat_read")
     def post(self, request: Request) -> Response:
-        member = _member(request)
+        member = request.user
         serializer = self.ChatReadInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         conversation_read(user=member, conversation_id=serializer.validated_data["conversation"])
@@ -240,7 +245,7 @@ class MessageApi(ChatApiView):
         operation_id="message_send",
     )
     def post(self, request: Request) -> Response:
-        member = _member(request)
+        member = request.user
         serializer = self.MessageInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data

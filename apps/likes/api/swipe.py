@@ -1,15 +1,14 @@
 """/api/swipe.php: the swipe game (spec §2 swipe-game, §9). GET: the deck and the day's
 likes left; POST {"profile": id, "action": "like" | "pass"}. Members only."""
 
-from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.common.api.base import SiteApiView
+from apps.common.api.permissions import MemberRequired
 from apps.common.api.schema import MEMBER_ONLY
-from apps.common.exceptions import ApplicationError
 from apps.likes.swipe import swipe_like, swipe_pass, swipe_payload, swipe_status
 from apps.profiles.api.answers import ProfileCardOutput
 
@@ -22,24 +21,19 @@ SwipeDeckOutput = inline_serializer("SwipeDeckOutput", {"deck": ProfileCardOutpu
 SwipeOutput = inline_serializer("SwipeOutput", {"match": serializers.BooleanField(), **_LIKES_LEFT})
 
 
-def _require_member(request: Request) -> None:
-    if not request.user.is_authenticated:
-        raise ApplicationError("authentication_required", _("Please log in to continue."), status_code=403)
-
-
 class SwipeApi(SiteApiView):
+    permission_classes = [MemberRequired]
+
     class SwipeInput(serializers.Serializer):
         profile = serializers.IntegerField(min_value=1)
         action = serializers.ChoiceField(choices=["like", "pass"])
 
     @extend_schema(responses={200: SwipeDeckOutput}, auth=MEMBER_ONLY, operation_id="swipe_deck")
     def get(self, request: Request) -> Response:
-        _require_member(request)
         return Response(swipe_payload(site=request._request.site, user=request.user))
 
     @extend_schema(request=SwipeInput, responses={200: SwipeOutput}, auth=MEMBER_ONLY, operation_id="swipe_create")
     def post(self, request: Request) -> Response:
-        _require_member(request)
         serializer = self.SwipeInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         profile_id = serializer.validated_data["profile"]

@@ -8,8 +8,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.common.api.base import SiteApiView
+from apps.common.api.permissions import MemberRequired
 from apps.common.api.schema import MEMBER_ONLY
-from apps.common.exceptions import ApplicationError
 from apps.likes.selectors import likes_payload
 from apps.likes.services import like_create, like_delete, like_show_next
 from apps.profiles.api.answers import ProfileCardOutput
@@ -40,25 +40,25 @@ UnlikeOutput = inline_serializer("UnlikeOutput", {"like": serializers.BooleanFie
 AutoLikeOutput = inline_serializer("AutoLikeOutput", {"profile": ProfileCardOutput(allow_null=True)})
 
 
-def _member(request: Request, message: str | None = None):
-    if not request.user.is_authenticated:
-        raise ApplicationError("authentication_required", message or _("Please log in to continue."), status_code=403)
-    return request.user
-
-
 class LikesApi(SiteApiView):
+    permission_classes = [MemberRequired]
+
     class LikeInput(serializers.Serializer):
         profile = serializers.IntegerField(min_value=1)
 
     def _profile_id(self, request: Request) -> int:
-        _member(request, _("Log in or sign up to like this profile."))
         serializer = self.LikeInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         return serializer.validated_data["profile"]
 
+    @property
+    def login_message(self):
+        # Liking asks a visitor to sign up; the list of likes is a member's own.
+        return None if self.request.method == "GET" else _("Log in or sign up to like this profile.")
+
     @extend_schema(responses={200: LikesOutput}, auth=MEMBER_ONLY, operation_id="likes_list")
     def get(self, request: Request) -> Response:
-        return Response(likes_payload(member=_member(request)))
+        return Response(likes_payload(member=request.user))
 
     @extend_schema(request=LikeInput, responses={200: LikeOutput}, auth=MEMBER_ONLY, operation_id="likes_create")
     def post(self, request: Request) -> Response:
@@ -74,7 +74,9 @@ class LikesApi(SiteApiView):
 
 
 class AutoLikeApi(SiteApiView):
+    permission_classes = [MemberRequired]
+
     @extend_schema(responses={200: AutoLikeOutput}, auth=MEMBER_ONLY, operation_id="autolike_retrieve")
     def get(self, request: Request) -> Response:
-        profile = like_show_next(member=_member(request))
+        profile = like_show_next(member=request.user)
         return Response({"profile": profile_card(profile) if profile else None})

@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.common.api.base import SiteApiView
+from apps.common.api.permissions import MemberRequired
 from apps.common.api.schema import MEMBER_ONLY
 from apps.common.exceptions import ApplicationError
 from apps.payments.discounts import (
@@ -23,13 +24,9 @@ from apps.payments.methods import PAYMENT_METHODS
 from apps.payments.selectors import package_offered, payment_country
 
 
-def _member(request: Request):
-    if not request.user.is_authenticated:
-        raise ApplicationError("authentication_required", _("Please log in to continue."), status_code=403)
-    return request.user
-
-
 class DiscountCodeApi(SiteApiView):
+    permission_classes = [MemberRequired]
+
     class DiscountCodeQuery(serializers.Serializer):
         code = serializers.CharField(required=False, allow_blank=True, max_length=100, trim_whitespace=True)
         package = serializers.IntegerField(required=False, min_value=1)
@@ -65,7 +62,7 @@ class DiscountCodeApi(SiteApiView):
         operation_id="discountcode_retrieve",
     )
     def get(self, request: Request) -> Response:
-        user = _member(request)
+        user = request.user
         serializer = self.DiscountCodeQuery(data=request.query_params)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
@@ -97,10 +94,12 @@ class DiscountCodeApi(SiteApiView):
 
 
 class TimeBonusApi(SiteApiView):
+    permission_classes = [MemberRequired]
+
     @extend_schema(
         responses={200: inline_serializer("TimeBonusOutput", {"time_bonus": serializers.DictField(allow_null=True)})},
         auth=MEMBER_ONLY,
         operation_id="timebonus_retrieve",
     )
     def get(self, request: Request) -> Response:
-        return Response({"time_bonus": time_bonus_payload(time_bonus(_member(request)))})
+        return Response({"time_bonus": time_bonus_payload(time_bonus(request.user))})

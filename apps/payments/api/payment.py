@@ -19,6 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.common.api.base import SiteApiView
+from apps.common.api.permissions import MemberRequired
 from apps.common.api.schema import MEMBER_ONLY
 from apps.common.exceptions import ApplicationError
 from apps.payments.gateways.base import GatewayError
@@ -85,13 +86,9 @@ def payment_response(payment: Payment) -> dict:
     }
 
 
-def _member(request: Request):
-    if not request.user.is_authenticated:
-        raise ApplicationError("authentication_required", _("Please log in to continue."), status_code=403)
-    return request.user
-
-
 class PaymentApi(SiteApiView):
+    permission_classes = [MemberRequired]
+
     class PaymentStartInput(serializers.Serializer):
         package = serializers.IntegerField(min_value=1)
         # Every method there is; one not offered in the member's country is a 409.
@@ -112,7 +109,7 @@ class PaymentApi(SiteApiView):
         operation_id="payment_retrieve",
     )
     def get(self, request: Request) -> Response:
-        user = _member(request)
+        user = request.user
         payment = member_payment(user=user, public_id=request.query_params.get("id", "").strip())
         if payment is None:
             raise ApplicationError("payment_not_found", _("This payment could not be found."), status_code=404)
@@ -130,7 +127,7 @@ class PaymentApi(SiteApiView):
         operation_id="payment_create",
     )
     def post(self, request: Request) -> Response:
-        user = _member(request)
+        user = request.user
         serializer = self.PaymentStartInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data

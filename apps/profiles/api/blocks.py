@@ -1,14 +1,13 @@
 """/api/block.php: block (POST) and unblock (DELETE) a profile, body {"profile": id}."""
 
-from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.common.api.base import SiteApiView
+from apps.common.api.permissions import MemberRequired
 from apps.common.api.schema import MEMBER_ONLY
-from apps.common.exceptions import ApplicationError
 from apps.profiles.services.blocks import block_create, block_delete
 
 BlockOutput = inline_serializer(
@@ -17,12 +16,12 @@ BlockOutput = inline_serializer(
 
 
 class BlockApi(SiteApiView):
+    permission_classes = [MemberRequired]
+
     class BlockInput(serializers.Serializer):
         profile = serializers.IntegerField(min_value=1)
 
     def _profile_id(self, request: Request) -> int:
-        if not request.user.is_authenticated:
-            raise ApplicationError("authentication_required", _("Please log in to continue."), status_code=403)
         serializer = self.BlockInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         return serializer.validated_data["profile"]

@@ -6,12 +6,12 @@ from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.parsers import MultiPartParser
-from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.common.api.base import SiteApiView
 from apps.common.api.parsers import SafeJSONParser
+from apps.common.api.permissions import MemberRequired
 from apps.common.exceptions import ApplicationError
 from apps.profiles.models import Photo, PhotoStatus, Profile
 from apps.profiles.selectors import own_photos, photo_count, photo_limit
@@ -157,7 +157,7 @@ class PhotosApi(SiteApiView):
     POST ?main=<id>: make it the main photo. DELETE {"photo": id}: delete it. Another
     member's photo is 404."""
 
-    permission_classes = [IsAuthenticated]
+    permission_classes = [MemberRequired]
     # Uploads are multipart; the delete's {"photo": id} is JSON.
     parser_classes = [MultiPartParser, SafeJSONParser]
 
@@ -206,7 +206,7 @@ class PhotosApi(SiteApiView):
 class DismissApi(SiteApiView):
     """POST {"alert": name}: the member dismissed a dismissible alert (spec §4)."""
 
-    permission_classes = [IsAuthenticated]
+    permission_classes = [MemberRequired]
 
     class DismissInput(serializers.Serializer):
         alert = serializers.ChoiceField(choices=DISMISSIBLE_ALERTS)
