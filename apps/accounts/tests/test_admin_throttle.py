@@ -51,7 +51,8 @@ def test_the_admin_site_is_the_throttled_one():
 
 def test_the_login_page_keeps_the_admins_look(operator):
     body = admin_client().get("/admin/login/").content.decode()
-    assert 'id="login-form"' in body and "Django administration" in body
+    assert 'id="login-form"' in body and settings.PRODUCT_NAME in body
+    assert "Django administration" not in body
 
 
 def test_a_correct_login_works(operator):

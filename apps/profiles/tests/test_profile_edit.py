@@ -236,8 +236,8 @@ def test_limit_message_on_the_page(client):
     page = client.get(URL).content.decode()
     assert LIMIT in page
     assert 'data-testid="photo-input"' not in page
-    response = upload(client)  # Posted anyway.
-    assert response.status_code == 400
+    response = upload(client)  # Posted anyway: the member's state forbids it.
+    assert response.status_code == 409
     assert LIMIT in response.content.decode()
 
 
