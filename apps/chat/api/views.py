@@ -115,6 +115,25 @@ GiftsOutput = inline_serializer(
 )
 
 
+# One conversation, or every conversation with a profile.
+CHAT_DELETE_REQUEST = {
+    "application/json": {
+        "oneOf": [
+            {
+                "type": "object",
+                "properties": {"conversation": {"type": "integer", "minimum": 1}},
+                "required": ["conversation"],
+            },
+            {
+                "type": "object",
+                "properties": {"profile": {"type": "integer", "minimum": 1}},
+                "required": ["profile"],
+            },
+        ]
+    }
+}
+
+
 class ChatsApi(SiteApiView):
     permission_classes = [MemberRequired]
     login_message = CHAT_LOGIN_MESSAGE
@@ -160,7 +179,7 @@ class ChatApi(ChatApiView):
         return Response({"conversation": conversation.pk})
 
     @extend_schema(
-        request=ChatDeleteInput, responses={200: ChatDeleteOutput}, auth=MEMBER_ONLY, operation_id="chat_delete"
+        request=CHAT_DELETE_REQUEST, responses={200: ChatDeleteOutput}, auth=MEMBER_ONLY, operation_id="chat_delete"
     )
     def delete(self, request: Request) -> Response:
         member = request.user

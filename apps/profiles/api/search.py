@@ -31,8 +31,10 @@ SearchOutput = inline_serializer(
 SEARCH_RULES = (
     "`region` must be a region of `country` (without `country`: of the country the search "
     "defaults to, `filters.country` of the answer); `min_age` must not be above `max_age` "
-    "(either one absent: its default, the site's minimum age or 99). A request breaking "
-    "one is a 400 naming `region` or `max_age` in `error.fields`."
+    "(either one absent: its default, the site's minimum age or 99); `cursor` is the `next` "
+    "of an earlier answer, and one the server does not know (any other text, or expired) "
+    "asks the client to search again. A request breaking one is a 400 naming `region`, "
+    "`max_age` or `cursor` in `error.fields`."
 )
 
 
