@@ -6,8 +6,8 @@ class SupportConfig(AppConfig):
     label = "support"
 
     def ready(self) -> None:
-        from apps.support import checks  # noqa: F401 - registers the serving role's check
         from apps.accounts.signals import staff_second_step
+        from apps.support import checks  # noqa: F401 - registers the serving role's check
         from apps.support.admin_audit import audit_every_model_admin
         from apps.support.staff_audit import staff_second_step_record
 

@@ -402,8 +402,8 @@ class TestCount:
             client.get(URL, {"min_age": min_age})
         default = caches["default"]._cache.get_client(write=False)
         volatile = caches[VOLATILE]._cache.get_client(write=False)
-        assert not [key for key in default.scan_iter(match="*search-*")]
-        assert len([key for key in volatile.scan_iter(match="*search-count*")]) == 3
+        assert not list(default.scan_iter(match="*search-*"))
+        assert len(list(volatile.scan_iter(match="*search-count*"))) == 3
         settings.CACHES = {
             **settings.CACHES,
             VOLATILE: {**settings.CACHES[VOLATILE], "LOCATION": "redis://127.0.0.1:1/0"},
