@@ -8,6 +8,8 @@ from django.utils import translation
 from django.utils.html import strip_tags
 
 from apps.accounts.models import User
+
+# Up to the notifications' outbox, their bottom: the mail is recorded there; delivery is never imported.
 from apps.notifications.outbox import account_mail_queue
 from apps.tenants.current import NoSiteError, current_site
 from apps.tenants.models import Site

@@ -34,6 +34,8 @@ from apps.common.exceptions import ApplicationError
 from apps.common.realtime import event_send_on_commit
 from apps.credits.models import EntryKind
 from apps.credits.services import credits_spend, not_enough_credits_error
+
+# Up to the notifications' outbox, their bottom: a message records its notice; delivery is never imported.
 from apps.notifications.outbox import notice_event
 from apps.profiles.images import image_filename, process_upload
 from apps.profiles.models import Block, Profile, ProfileStatus

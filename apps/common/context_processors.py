@@ -2,6 +2,7 @@ from django.conf import settings
 from django.http import HttpRequest
 from django.utils.translation import get_language, get_language_info
 
+# Up to tenants: every page's context needs the host's site and the visitor's country (the site lookup).
 from apps.tenants.middleware import is_public
 from apps.tenants.selectors import request_country, visible_languages
 

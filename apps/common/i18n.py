@@ -4,6 +4,7 @@ from django.conf import settings
 from django.http import HttpRequest
 from django.utils.translation.trans_real import parse_accept_lang_header
 
+# Up to tenants: the interface languages are the list a site's settings choose from.
 from apps.tenants.constants import INTERFACE_LANGUAGES
 
 # Browser tags that stand for one of our languages under another code.

@@ -47,6 +47,7 @@ def _country(request) -> str:
     if user is not None and getattr(user, "is_authenticated", False):
         country = str(getattr(user, "country", "") or "")
     if not country:
+        # Up to tenants: the visitor's country is read where the site's country settings are.
         from apps.tenants.selectors import request_country
 
         country = request_country(request) or ""

@@ -260,6 +260,7 @@ def offer(request: HttpRequest, *, label: str = "", keep: dict | None = None) ->
     storage = getattr(request, "_messages", None)
     if storage is not None and len(storage):
         return
+    # Up to tenants, through its public function: the visitor's country picks the stored page.
     from apps.tenants.selectors import request_country
 
     site = request.site
@@ -570,6 +571,7 @@ def visit_for(scope: dict) -> Visit | None:
     cookies = parse_cookie(headers.get(b"cookie", b"").decode("latin1"))
     if settings.SESSION_COOKIE_NAME in cookies or getattr(settings, "MESSAGE_COOKIE_NAME", "messages") in cookies:
         return None
+    # Up to tenants, through its public function: the site this process holds for the host, without a query.
     from apps.tenants.middleware import site_cached
 
     hostname = domain
@@ -592,6 +594,8 @@ def visit_for(scope: dict) -> Visit | None:
     if settings.SECURE_SSL_REDIRECT and not secure:
         return None
     from apps.common.i18n import pick_language
+
+    # Up to tenants, through its public function: the visitor's country picks the stored page.
     from apps.tenants.selectors import request_country
 
     visitor = Visitor(
@@ -631,6 +635,7 @@ def _site_reload(hostname: str) -> None:
     def reload() -> None:
         from django.db import connection
 
+        # Up to tenants, through its public function: a stale site is looked up again off the loop.
         from apps.tenants.middleware import site_for_host
 
         try:

@@ -38,6 +38,7 @@ from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
 from django.db import connection, transaction
 
+# Up to tenants: the one current site names the groups a site's events go to.
 from apps.tenants.current import current_site
 
 logger = logging.getLogger(__name__)

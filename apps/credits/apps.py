@@ -6,6 +6,7 @@ class CreditsConfig(AppConfig):
     label = "credits"
 
     def ready(self) -> None:
+        # Up to accounts: credits join its registries (data export, a confirmed member); accounts knows no credits.
         from apps.accounts.services.export import EXPORT_SECTIONS, export_section
         from apps.accounts.services.signup import member_confirmed_register
         from apps.credits.bonus import member_confirmed

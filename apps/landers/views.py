@@ -23,6 +23,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_safe
 from django_countries import countries
 
+# Up to accounts: whether this visitor may sign up, and the partner's tracking kept, are the account's.
 from apps.accounts.selectors import signup_allowed
 from apps.accounts.tracking import lander_visit_keep
 from apps.common import page_cache
@@ -59,6 +60,7 @@ def _signup_context(request: HttpRequest, *, profile: Profile | None = None) -> 
     """The way into signup: the steps page as a plain link (works before any script),
     taken over by the signup modal island; or, when this visitor may not sign up
     (spec §5 signups "with_trafficsource" without a network), no offer but a message."""
+    # Up to accounts: a lander offers the signup island with the signup pages' own props.
     from apps.accounts.views_signup import signup_island_props
 
     open_ = signup_allowed(request=request)
@@ -226,6 +228,7 @@ def member_lander(request: HttpRequest, id: int, variant: str, slug: str = "") -
 def member_signup(request: HttpRequest, id: int) -> HttpResponse:
     """/members/<id>/signup: the signup steps at once, starting with a message to this
     member, beside their card, in the lander layout."""
+    # Up to accounts: a lander offers the signup island with the signup pages' own props.
     from apps.accounts.views_signup import signup_island_props
 
     profile = _member_or_404(id)

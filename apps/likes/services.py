@@ -11,6 +11,8 @@ from apps.common.exceptions import ApplicationError
 from apps.common.realtime import badges_send_on_commit, event_send_on_commit
 from apps.likes.models import Like, LikeSource
 from apps.likes.selectors import likeable_profiles
+
+# Up to the notifications' outbox, their bottom: a like records its notice; delivery is never imported.
 from apps.notifications.outbox import notice_event
 from apps.profiles.cards import profile_card
 from apps.profiles.models import Profile

@@ -14,6 +14,8 @@ from apps.moderation.index import complaint_case_sync, photo_decision_values, ph
 from apps.moderation.models import ComplaintCase, PhotoDecision, PhotoReview
 from apps.profiles.models import Complaint, ComplaintAction, ComplaintStatus, PhotoRejectionReason
 from apps.profiles.services.photos import photo_moderate
+
+# Up to support: a moderator's decision writes the staff audit trail, which support owns.
 from apps.support.audit import audit_record
 
 NOTE_MAX_LENGTH = 2000

@@ -40,6 +40,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from schwifty import IBAN
 from schwifty import exceptions as iban_errors
 
+# Up to accounts: the paying member's account (User).
 from apps.accounts.models import User
 from apps.common.exceptions import ApplicationError
 from apps.payments.discounts import active_discount

@@ -30,6 +30,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django_tenants.utils import get_public_schema_name, tenant_context
 
+# Up to accounts: the paying member's account (User, its credits row locked with the payment).
 from apps.accounts.models import User
 from apps.common.exceptions import ApplicationError
 from apps.credits.models import CreditEntry, EntryKind

@@ -12,6 +12,7 @@ from datetime import date
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+# Up to accounts: a card's age is the account's rule (the member and the date of birth are the account's).
 from apps.accounts.selectors import age_on
 from apps.profiles.models import Profile
 from apps.profiles.selectors import public_thumb_url

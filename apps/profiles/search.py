@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
+# Up to accounts: visitors from a partner's link may search where the site allows it (the tracking cookie).
 from apps.accounts.tracking import has_tracking_network
 from apps.common.cache import volatile_get, volatile_get_or_set, volatile_set
 from apps.common.exceptions import ApplicationError

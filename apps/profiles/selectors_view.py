@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from django.http import Http404
 from django.utils import timezone
 
+# Up to accounts: a profile's age is the account's rule (the member and the date of birth are the account's).
 from apps.accounts.selectors import age_on
 from apps.profiles.cards import DETAIL_FIELDS, profile_place
 from apps.profiles.models import Photo, PhotoStatus, Profile

@@ -11,10 +11,13 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+# Up to accounts and chat: the profile page shares the settings' form errors and shows the gift button.
 from apps.accounts.forms_settings import errors_to_form
 from apps.chat.views import profile_gift_props
 from apps.common.exceptions import ApplicationError
 from apps.common.storage import cdn_url
+
+# Up to likes: the profile page shows the like between the two and marks a received like opened.
 from apps.likes.selectors import like_state
 from apps.likes.services import like_mark_opened
 from apps.profiles.cards import fictional_label, profile_notes

@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django_countries import countries
 
+# Up to accounts: the members-only guard of the pages (visitors go to the login page).
 from apps.accounts.views_signup import member_required
 from apps.common.exceptions import ApplicationError
 from apps.common.islands import match_finder_strings, search_strings

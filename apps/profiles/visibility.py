@@ -4,6 +4,7 @@ never show (spec §4 Search, §6 Blocked user)."""
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
+# Up to accounts: the account's status decides whether its profile is seen.
 from apps.accounts.models import UserStatus
 from apps.profiles.models import Block, Profile, ProfileStatus
 

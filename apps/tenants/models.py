@@ -399,6 +399,7 @@ class Site(TenantMixin):
             return
         if not (public and private and _is_valid(vapid_public_key, public) and _is_valid(vapid_private_key, private)):
             return  # the fields' own validators say what is wrong
+        # Up to notifications: the push key pair's arithmetic (VAPID) lives with web push.
         from apps.notifications.vapid import vapid_public_key_of
 
         if vapid_public_key_of(private) != public.rstrip("="):

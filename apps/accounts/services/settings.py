@@ -241,6 +241,7 @@ def email_notifications_resume(*, user: User) -> None:
     """Remedy for a spam complaint or an unsubscribe: the member asks for e-mail again.
     A member who had unsubscribed from everything gets the default types back. A bounce
     needs a working address instead (`email_check_request`, a new address)."""
+    # Up to the notifications' consent: a member asking for e-mail again gets the default types back.
     from apps.notifications.consent import default_notification_types
 
     if user.email_disabled_reason == EmailDisabledReason.BOUNCE:
@@ -291,6 +292,7 @@ def email_unsubscribe(*, token: str) -> User:
     """Stop e-mails of the link's type (or all notification e-mails) without logging in,
     and record the reason "unsubscribe". Idempotent; a reason already set (spam
     complaint, bounce) is kept because its remedy is the one that applies."""
+    # Up to the notifications' models: an unsubscribe skips the e-mail notices still waiting.
     from apps.notifications.models import Channel, Notice, NoticeState
 
     user, kind = _unsubscribe_payload(token)

@@ -57,6 +57,7 @@ def island(name: str, props: dict | None = None, variant: str = "") -> SafeStrin
 
 @register.simple_tag(takes_context=True)
 def entry_warning(context, layout: str) -> SafeString:
+    # Up to pages: every layout renders the site-entry warning; who sees it is the pages' rule.
     from apps.pages.selectors import entry_warning_visible
 
     request = context.get("request")

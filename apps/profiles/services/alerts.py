@@ -5,6 +5,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+# Up to accounts: a dismissed alert is stored on the member's account (User.dismissals).
 from apps.accounts.models import User
 from apps.common.exceptions import ApplicationError
 

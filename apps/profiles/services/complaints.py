@@ -9,8 +9,11 @@ from django.db import transaction
 from django.http import HttpRequest
 from django.utils.translation import gettext as _
 
+# Up to chat: a complaint may name the chat message it is about.
 from apps.chat.models import Message
 from apps.common.exceptions import ApplicationError
+
+# Up to moderation: a complaint and its case row are committed in one transaction.
 from apps.moderation.index import complaint_case_sync
 from apps.profiles.models import Complaint, ComplaintReason, Photo, PhotoStatus, Profile
 from apps.profiles.visibility import profiles_visible_to

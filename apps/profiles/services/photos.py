@@ -6,8 +6,11 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+# Up to accounts: the member (User) whose photos these are; the photo limit reads the account.
 from apps.accounts.models import User
 from apps.common.exceptions import ApplicationError
+
+# Up to moderation: a photo and its review queue row are committed in one transaction.
 from apps.moderation.index import photo_review_drop, photo_review_open
 from apps.profiles.images import image_filename, process_upload
 from apps.profiles.models import Photo, PhotoStatus, Profile

@@ -7,6 +7,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+# Up to accounts: the name and date of birth are stored on the member's account too.
 from apps.accounts.models import User
 from apps.accounts.selectors import age_on
 from apps.common.exceptions import ApplicationError
@@ -204,6 +205,7 @@ def _profile_locked(user: User) -> Profile:
 def profile_update(*, site: Site, user: User, data: dict) -> Profile:
     """Store the fields present in `data` in the member's profile (all or nothing). The
     name is the account's username too, the date of birth the account's as well."""
+    # Up to accounts: a new name reaches the support's member directory in the same transaction.
     from apps.accounts.services.directory import directory_sync
 
     # A member's rows are locked in one order everywhere: the account, then the profile

@@ -20,6 +20,7 @@ class Command(BaseCommand):
         # `make run` costs one query per site.
         from django_tenants.utils import tenant_context
 
+        # Up to landers and profiles: `make run` seeds each demo site's profiles and lander video once.
         from apps.landers.models import LanderVideo
         from apps.landers.video import NoPhotos, lander_video_make
         from apps.profiles.models import Profile
