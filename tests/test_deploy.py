@@ -6,17 +6,16 @@ checks. Docker is not run here: tests/test_two_processes.py runs the Procfile's 
 import importlib.util
 import os
 import re
-import secrets
 import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 import yaml
-from cryptography.fernet import Fernet
 from django.conf import settings
 
 from config.celery import app as celery_app
+from tests.production import production_environment
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -123,13 +122,6 @@ def test_the_production_settings_load_from_the_environment_and_pass_the_deployme
     check = [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"]
     missing = subprocess.run(check, cwd=ROOT, env=base, capture_output=True, text=True, timeout=120)
     assert missing.returncode != 0 and "DJANGO_SECRET_KEY" in missing.stderr  # no silent default
-    env = {
-        **base,
-        "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
-        "VAPID_PRIVATE_KEY": settings.VAPID_PRIVATE_KEY,
-        "VAPID_PUBLIC_KEY": settings.VAPID_PUBLIC_KEY,
-        "SECRETS_KEYS": Fernet.generate_key().decode(),
-        "ALLOW_TEST_PAYMENTS": "1",  # the console SMS backend: no provider is configured here
-    }
+    env = production_environment()
     passed = subprocess.run(check, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert passed.returncode == 0, passed.stdout + passed.stderr

@@ -13,7 +13,6 @@ from __future__ import annotations
 import _socket
 import base64
 import os
-import secrets
 import socket
 import subprocess
 import sys
@@ -21,13 +20,13 @@ import threading
 from pathlib import Path
 
 import pytest
-from cryptography.fernet import Fernet
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from apps.accounts.services.push import address_public
 from apps.notifications import webpush
 from apps.notifications.webpush import DELIVERED, GONE, REFUSED, RETRY, push_send, pushes_send
+from tests.production import production_environment
 
 ROOT = Path(__file__).resolve().parents[3]
 PUSH_HOST = "push.example.net"
@@ -315,19 +314,8 @@ def test_push_address_public(address, public):
 def test_push_the_check_cannot_be_turned_off_in_production():
     """PUSH_ENDPOINT_CHECK=false is the tests' and the bench's (local push services);
     the production settings keep the check on whatever the environment says."""
-    from django.conf import settings
 
-    env = {
-        **{key: value for key, value in os.environ.items() if key != "DJANGO_ALLOW_ASYNC_UNSAFE"},
-        "DJANGO_SETTINGS_MODULE": "config.settings.production",
-        "DJANGO_SECRET_KEY": secrets.token_urlsafe(60),
-        "VAPID_PRIVATE_KEY": settings.VAPID_PRIVATE_KEY,
-        "VAPID_PUBLIC_KEY": settings.VAPID_PUBLIC_KEY,
-        "SECRETS_KEYS": Fernet.generate_key().decode(),
-        "ALLOW_TEST_PAYMENTS": "1",
-        "CACHE_URL": os.environ.get("CACHE_URL") or "redis://127.0.0.1:6379/15",
-        "PUSH_ENDPOINT_CHECK": "false",
-    }
+    env = production_environment(PUSH_ENDPOINT_CHECK="false")
     script = "from django.conf import settings; print(settings.PUSH_ENDPOINT_CHECK)"
     result = subprocess.run(
         [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60

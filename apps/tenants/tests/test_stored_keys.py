@@ -6,8 +6,6 @@ stays write-only. The database is read with SQL, as someone holding a copy of it
 
 import importlib
 import io
-import os
-import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +26,7 @@ from apps.tenants.admin import SiteAdminForm
 from apps.tenants.middleware import site_cache_clear
 from apps.tenants.models import Site
 from apps.tenants.tests.test_site_admin_payments import change_data, post
+from tests.production import production_environment
 from tests.staff import staff_client, staff_member
 
 pytestmark = pytest.mark.django_db
@@ -215,18 +214,7 @@ def test_keys_stored_in_clear_an_encrypted_field_validates_the_clear_text():
 
 
 def production(**variables) -> subprocess.CompletedProcess:
-    env = {
-        **{key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "SECRETS_", "SMS_"))},
-        "DJANGO_SETTINGS_MODULE": "config.settings.production",
-        "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
-        "VAPID_PRIVATE_KEY": settings.VAPID_PRIVATE_KEY,
-        "VAPID_PUBLIC_KEY": settings.VAPID_PUBLIC_KEY,
-        # Production requires the page cache's own Redis; the test run's will do.
-        "CACHE_URL": settings.CACHE_URL,
-        "ALLOW_TEST_PAYMENTS": "1",
-        **variables,
-    }
-    env = {key: value for key, value in env.items() if value is not None}
+    env = production_environment(**variables)
     command = [sys.executable, "-c", "import django; django.setup(); print('started')"]
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
 
