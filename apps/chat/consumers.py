@@ -129,12 +129,39 @@ def session_expiry(site, user_id: int, session_key: str) -> datetime | None:
 
 
 class MemberConsumer(AsyncWebsocketConsumer):
+    group: str | None = None
+    checker: asyncio.Task | None = None
+
+    async def __call__(self, scope, receive, send) -> None:
+        # Why: the server ends a consumer without a websocket.disconnect when a frame is
+        # sent to a client that is already gone (uvicorn raises ClientDisconnected from
+        # that send, and logs nothing). The socket then stayed in the member's group in
+        # Redis for the group's expiry (bench "scale": a member group left after 10,000
+        # sockets closed at once, while events were still on their way to them), and its
+        # session checker ran on. However the consumer ends, it leaves its group.
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self._leave()
+
+    async def _leave(self) -> None:
+        """Stops the session checker and leaves the member's group; once."""
+        if self.checker is not None:
+            self.checker.cancel()
+            self.checker = None
+        group, self.group = self.group, None
+        if group:
+            try:
+                await self.channel_layer.group_discard(group, self.channel_name)
+            except Exception:  # Redis away: the group's expiry removes the channel later
+                logger.exception("socket of group %s not discarded", group)
+
     async def connect(self) -> None:
         self.site = self.scope.get("site")
         self.user = self.scope.get("user")
         self.group = None
         self.revoked = False
-        self.checker: asyncio.Task | None = None
+        self.checker = None
         self.session_key = self.scope.get("session_key") or ""
         self.expires = self.scope.get("session_expires")
         if self.site is None or not _may_connect(self.user) or self.expires is None:
@@ -156,10 +183,7 @@ class MemberConsumer(AsyncWebsocketConsumer):
             logger.exception("delivered state of member %s not updated on connect", self.user.pk)
 
     async def disconnect(self, code) -> None:
-        if self.checker is not None:
-            self.checker.cancel()
-        if self.group:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+        await self._leave()
 
     # --- The session -------------------------------------------------------------------
 

@@ -3,6 +3,7 @@ the whole ASGI application with Channels' WebsocketCommunicator and the real Red
 channel layer. Rows are committed (apps/chat/tests/conftest.py); each async test body
 runs in a worker thread, whose connection the consumer's database calls share."""
 
+import contextlib
 import json
 import secrets
 import threading
@@ -408,3 +409,46 @@ def test_a_switched_off_site_takes_no_live_connection(committed, site, pair):
     finally:
         in_thread(switch, True)
     assert in_thread(async_to_sync(connects)) is True
+
+
+def test_a_socket_whose_client_is_gone_when_an_event_arrives_leaves_its_group(committed, site, pair):
+    """The server (uvicorn) raises ClientDisconnected from a send to a client that has
+    already gone, and the consumer then ends without a websocket.disconnect. It must
+    still leave the member's group: it was left in Redis (bench "scale", a member group
+    after 10,000 sockets closed at once while events were on their way to them)."""
+    from apps.common.realtime import HANDLER, member_group
+    from uvicorn.protocols.utils import ClientDisconnected
+
+    anna, _ben, _conversation = pair
+    session = committed.session(site, anna.user)
+    gone = threading.Event()
+
+    def as_the_server(app):
+        async def wrapped(scope, receive, send):
+            async def send_or_fail(message):
+                if gone.is_set():  # what uvicorn's send does once the client disconnected
+                    raise ClientDisconnected()
+                await send(message)
+
+            with contextlib.suppress(ClientDisconnected):  # as uvicorn's run_asgi: nothing logged
+                await app(scope, receive, send_or_fail)
+
+        return wrapped
+
+    async def body():
+        headers = _socket("localhost", session).scope["headers"]  # the same socket, through the server's send
+        socket = WebsocketCommunicator(as_the_server(application), "/ws/", headers=headers)
+        assert (await socket.connect(timeout=TIMEOUT))[0]
+        await socket.send_json_to({"type": "ping"})
+        assert await socket.receive_json_from(timeout=TIMEOUT) == {"type": "pong"}
+        layer = channel_layers["default"]
+        group = member_group(site_id=site.pk, user_id=anna.user.pk)
+        key = layer._group_key(group)
+        connection = layer.connection(layer.consistent_hash(group))
+        assert await connection.zcard(key) == 1
+        gone.set()
+        await layer.group_send(group, {"type": HANDLER, "event": {"type": "typing", "conversation": 1}})
+        await socket.wait(TIMEOUT)  # the consumer ended with the failed send
+        assert await connection.zcard(key) == 0
+
+    run(body)
