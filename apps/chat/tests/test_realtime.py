@@ -416,8 +416,9 @@ def test_a_socket_whose_client_is_gone_when_an_event_arrives_leaves_its_group(co
     already gone, and the consumer then ends without a websocket.disconnect. It must
     still leave the member's group: it was left in Redis (bench "scale", a member group
     after 10,000 sockets closed at once while events were on their way to them)."""
-    from apps.common.realtime import HANDLER, member_group
     from uvicorn.protocols.utils import ClientDisconnected
+
+    from apps.common.realtime import HANDLER, member_group
 
     anna, _ben, _conversation = pair
     session = committed.session(site, anna.user)
