@@ -20,7 +20,7 @@ class NicheCopy:
     prefix: str  # spec §9, "" for the general niche
     headline: Promise
     tagline: Promise
-    online_heading: Promise  # alonetonight
+    online_heading: Promise  # alonetonight; claims no presence (the cards say who was active)
     collage_heading: Promise
     gallery_heading: Promise
     map_heading: Promise  # with %(place)s
@@ -47,7 +47,7 @@ COPY: dict[str, NicheCopy] = {
             prefix="",
             headline=_("Meet singles near you"),
             tagline=_("Real people, free sign-up, and a first chat within minutes."),
-            online_heading=_("Alone tonight? These singles are online right now."),
+            online_heading=_("Alone tonight? Meet singles near you."),
             collage_heading=_("Thousands of singles are looking for someone like you"),
             gallery_heading=_("The newest singles on the site"),
             map_heading=_("Singles near you in %(place)s"),
@@ -60,7 +60,7 @@ COPY: dict[str, NicheCopy] = {
             prefix="she",
             headline=_("Women who love women, near you"),
             tagline=_("A warm place for women to meet women. Free sign-up."),
-            online_heading=_("Alone tonight? These women are online right now."),
+            online_heading=_("Alone tonight? Meet women near you."),
             collage_heading=_("Thousands of women are looking for a woman like you"),
             gallery_heading=_("The newest women on the site"),
             map_heading=_("Women near you in %(place)s"),
@@ -73,7 +73,7 @@ COPY: dict[str, NicheCopy] = {
             prefix="bdsm",
             headline=_("Explore your desires with like-minded adults"),
             tagline=_("Discreet, respectful and consensual. Free sign-up."),
-            online_heading=_("Alone tonight? These kinky adults are online right now."),
+            online_heading=_("Alone tonight? Meet kinky adults near you."),
             collage_heading=_("Thousands of kinky adults share your curiosity"),
             gallery_heading=_("The newest kinky adults on the site"),
             map_heading=_("Kinky adults near you in %(place)s"),
@@ -91,7 +91,7 @@ COPY: dict[str, NicheCopy] = {
             prefix="bbw",
             headline=_("Curvy women and the people who adore them"),
             tagline=_("Meet confident, curvy women near you. Free sign-up."),
-            online_heading=_("Alone tonight? These curvy women are online right now."),
+            online_heading=_("Alone tonight? Meet curvy women near you."),
             collage_heading=_("Thousands of curvy women are waiting to meet you"),
             gallery_heading=_("The newest curvy women on the site"),
             map_heading=_("Curvy women near you in %(place)s"),
@@ -104,7 +104,7 @@ COPY: dict[str, NicheCopy] = {
             prefix="gilf",
             headline=_("Mature women with time for you"),
             tagline=_("Experienced, elegant and looking to meet. Free sign-up."),
-            online_heading=_("Alone tonight? These mature women are online right now."),
+            online_heading=_("Alone tonight? Meet mature women near you."),
             collage_heading=_("Thousands of mature women are looking for company"),
             gallery_heading=_("The newest mature women on the site"),
             map_heading=_("Mature women near you in %(place)s"),
@@ -117,7 +117,7 @@ COPY: dict[str, NicheCopy] = {
             prefix="milf",
             headline=_("Confident women in their prime, near you"),
             tagline=_("They know what they want. Free sign-up."),
-            online_heading=_("Alone tonight? These women are online right now."),
+            online_heading=_("Alone tonight? Meet confident women near you."),
             collage_heading=_("Thousands of confident women are waiting for you"),
             gallery_heading=_("The newest confident women on the site"),
             map_heading=_("Confident women near you in %(place)s"),
@@ -130,7 +130,7 @@ COPY: dict[str, NicheCopy] = {
             prefix="gay",
             headline=_("Men meeting men, near you"),
             tagline=_("Chat, flirt and date other men. Free sign-up."),
-            online_heading=_("Alone tonight? These guys are online right now."),
+            online_heading=_("Alone tonight? Meet guys near you."),
             collage_heading=_("Thousands of guys are looking for a man like you"),
             gallery_heading=_("The newest guys on the site"),
             map_heading=_("Guys near you in %(place)s"),

@@ -61,7 +61,7 @@ class TestGenericLanders:
         profiles_for(site)
         client = client_for(site)
         marks = {
-            "alonetonight": "Members online tonight",
+            "alonetonight": "Most recently active first",
             "collagelanding": "lander-collage-tile",
             "gallery": "lander-grid-gallery",
             "iconslanding": "lander-benefit-icon",
@@ -137,6 +137,35 @@ class TestGenericLanders:
         profiles_for(site, 20)
         with django_assert_max_num_queries(12):
             assert client.get("/landers/socialnetwork").status_code == 200
+
+
+class TestHonestOnlineCopy:
+    """The "alone tonight" lander claims no one is online: members are listed most recently
+    active first, and only a member who signed in within the last 24 hours carries the
+    badge that says so."""
+
+    def test_alonetonight_claims_no_presence_and_badges_only_recent_sign_ins(self, any_site, client_for):
+        from datetime import timedelta
+
+        from django.utils import timezone
+
+        from apps.profiles.tests.helpers_view import photos_add
+
+        gender = "male" if any_site.niche == 7 else "female"
+        now = timezone.now()
+        recent = member(any_site, "RecentOne", gender=gender, user_fields={"last_login": now - timedelta(hours=2)})
+        away = member(any_site, "AwayOne", gender=gender, user_fields={"last_login": now - timedelta(days=3)})
+        for profile in (recent, away):
+            photos_add(any_site, profile, 1)
+        html = client_for(any_site).get("/landers/alonetonight").content.decode()
+        words = re.sub(r"<[^>]+>", " ", html.split("<body", 1)[1]).lower()
+        assert "online" not in words
+        assert "Most recently active first" in html
+        cards = re.findall(r'<article class="lander-card".*?</article>', html, re.S)
+        by_id = {int(re.search(r'data-profile-id="(\d+)"', card).group(1)): card for card in cards}
+        assert list(by_id)[:2] == [recent.pk, away.pk]  # the most recent sign-in first
+        assert "Active in the last 24 hours" in by_id[recent.pk]
+        assert "Active in the last 24 hours" not in by_id[away.pk]
 
 
 class TestNotFound:
