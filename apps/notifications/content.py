@@ -196,6 +196,16 @@ def _weekly(notice: Notice) -> Content | None:
     )
 
 
+def _joined_since_last_visit(user) -> int:
+    """Profiles this member may see (not their own, none blocked either way) that joined
+    after their last sign-in."""
+    from apps.profiles.visibility import profiles_visible_to
+
+    if user.last_login is None:
+        return 0
+    return profiles_visible_to(user).filter(created__gt=user.last_login).count()
+
+
 def _reminder(notice: Notice) -> Content | None:
     from apps.chat.selectors import unread_total
     from apps.likes.selectors import likes_new_count
@@ -210,7 +220,14 @@ def _reminder(notice: Notice) -> Content | None:
             "count": unread
         }
     else:
-        body = _("New members joined since your last visit.")
+        joined = _joined_since_last_visit(notice.user)
+        if not joined:
+            return None  # nothing true to tell: no reminder rather than an invented reason
+        body = ngettext(
+            "%(count)s new member joined since your last visit.",
+            "%(count)s new members joined since your last visit.",
+            joined,
+        ) % {"count": joined}
     return Content(title=_("We miss you"), body=body, url="/members", tag="reminder", cta=_("Come and see"))
 
 

@@ -187,6 +187,26 @@ class TestReminders:
         (message,) = mail.outbox
         assert message.to == [away.user.email] and "We miss you" in message.subject
 
+    def test_come_back_reminder_says_new_members_joined_only_when_true(self, site):
+        from apps.profiles.models import Profile
+
+        away = opted(site, "Away", email=("reminders",), push=(), last_login=timezone.now() - timedelta(days=8))
+        with on_site(site):
+            Profile.objects.update(created=timezone.now() - timedelta(days=30))
+        mail.outbox.clear()
+        with on_site(site):
+            reminders_queue(kinds=("reminders",))
+            notice = Notice.objects.get(user=away.user, kind="reminders")
+        assert notice.state == NoticeState.SKIPPED and not mail.outbox  # nobody joined: nothing to say
+
+        member(site, "Newcomer")
+        with on_site(site):
+            notice.delete()
+            reminders_queue(kinds=("reminders",))
+        (message,) = mail.outbox
+        assert message.to == [away.user.email]
+        assert "1 new member joined since your last visit." in message.body
+
     def test_the_beat_tasks_visit_every_site(self, two_sites):
         first, second = two_sites
         one = opted(first, "One", email=("weekly_updates",), push=())
