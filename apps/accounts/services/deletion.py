@@ -27,7 +27,6 @@ from apps.accounts.services.settings import link_invalid_error
 from apps.accounts.services.tokens import member_token_make, member_token_read
 from apps.accounts.signals import sessions_ended
 from apps.common.exceptions import ApplicationError
-from apps.common.presence import page_hidden_clear
 from apps.profiles.models import Photo, Profile, ProfileStatus
 from apps.tenants.models import Site
 
@@ -53,8 +52,6 @@ OFFERS_BY_REASON = {
     DeleteReason.OTHER: ALL_OFFERS,
 }
 
-# Cache entries kept per member, erased with the member: callables(user_id=...).
-MEMBER_CACHE_CLEARERS = [page_hidden_clear]
 # Files other apps keep for a member (e.g. chat photos), deleted when the member is
 # erased, before the rows go: callables(user=...). Registered by those apps.
 MEMBER_FILE_ERASERS: list = []
@@ -247,8 +244,6 @@ def member_erase(*, site: Site, member_id: int, cutoff: datetime) -> bool:
         for erase in MEMBER_RECORD_ERASERS:
             erase(site=site, user=user)
         user.delete()  # cascades: profile, photos, push subscriptions, tracking, signup messages, addresses
-    for clear in MEMBER_CACHE_CLEARERS:
-        clear(user_id=member_id)
     directory_remove(site_id=site.pk, member_id=member_id)
     return True
 

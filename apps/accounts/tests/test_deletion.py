@@ -23,7 +23,6 @@ from apps.accounts.tests.helpers_settings import (
     photo_add,
     push_add,
 )
-from apps.common.presence import page_hidden_mark, page_hidden_since
 from apps.payments.models import DiscountCode
 from apps.profiles.models import Photo, Profile, ProfileStatus
 from apps.tenants.models import MemberDirectoryEntry
@@ -272,8 +271,6 @@ class TestSweep:
         for site, user in ((first, old), (first, recent), (first, active), (second, elsewhere)):
             photo = photo_add(site, user, name=user.username.lower())
             push_add(site, user, n=2)
-            with on_site(site):
-                page_hidden_mark(user_id=user.pk)
             files = [(photo.image.storage, photo.image.name), (photo.thumb.storage, photo.thumb.name)]
             (erased_files if user.username == "Old" else kept_files).extend(files)
         self.deleted(first, old, days_ago=15)
@@ -290,11 +287,8 @@ class TestSweep:
             assert not Profile.objects.filter(user_id=old.pk).exists()
             assert not Photo.objects.filter(profile__user_id=old.pk).exists()
             assert PushSubscription.objects.filter(user_id=recent.pk).count() == 2
-            assert page_hidden_since(user_id=old.pk) is None
-            assert page_hidden_since(user_id=recent.pk) is not None
         with on_site(second):
             assert not User.objects.exists()
-            assert page_hidden_since(user_id=elsewhere.pk) is None
         assert all(not storage.exists(name) for storage, name in erased_files)
         assert all(storage.exists(name) for storage, name in kept_files)
         directory = set(MemberDirectoryEntry.objects.filter(site__in=two_sites).values_list("site_id", "member_id"))
