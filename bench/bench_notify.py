@@ -10,7 +10,7 @@ full, VAPID and aes128gcm).
     notices per second against the per-push cryptography the application does, timed
     alone in this run: pywebpush's WebPusher encrypting the payload for a device, with
     the VAPID header from the sender's cache (signed once per push service for hours,
-    apps.notifications.vapid), goal >= 0.5. Everything else a notice costs (the
+    apps.common.vapid), goal >= 0.5. Everything else a notice costs (the
     database, its text, the request and the answer) is what the ratio weighs.
 (b) memory: the same worker's peak RSS for a tenth of the members (a campaign to the
     German-speaking tenth) and for all of them; flat means the ratio stays <= 1.2.
@@ -123,13 +123,13 @@ class PushSink:
 
 def baseline_rate(keys: dict, payload: bytes, private_key: str) -> dict:
     """The per-push cryptography the application does, without the request: the VAPID
-    header from the sender's cache (apps.notifications.vapid, signed once here before the
+    header from the sender's cache (apps.common.vapid, signed once here before the
     clock starts, as for the first push to a push service) and pywebpush's WebPusher
     encrypting the payload for the device (a fresh ECDH key and salt, aes128gcm), as
     apps.notifications.webpush does for every push."""
     from pywebpush import WebPusher
 
-    from apps.notifications.vapid import vapid_headers
+    from apps.common.vapid import vapid_headers
 
     subscription = {
         "endpoint": "https://push.example.net/push/x",
@@ -361,7 +361,7 @@ def run(options) -> list[Result]:
     from django.conf import settings
     from django.db import connection
 
-    from apps.notifications.vapid import vapid_keys_generate
+    from apps.common.vapid import vapid_keys_generate
     from apps.tenants.services import site_create
 
     vapid_private, vapid_public = vapid_keys_generate()

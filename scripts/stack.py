@@ -223,7 +223,7 @@ def vapid_keys(env: dict) -> None:
     path = DATA / "vapid.json"
     if not path.exists():
         sys.path.insert(0, str(ROOT))
-        from apps.notifications.vapid import vapid_keys_generate
+        from apps.common.vapid import vapid_keys_generate
 
         private, public = vapid_keys_generate()
         path.write_text(json.dumps({"private": private, "public": public}))

@@ -2,7 +2,7 @@
 for the subscription. pywebpush's WebPusher encrypts the payload (http_ece, aes128gcm)
 and the request is the one its asyncio sender (`send_async`) makes, posted on an
 aiohttp session; the VAPID header is py_vapid's, signed once per push service for hours
-(apps.notifications.vapid).
+(apps.common.vapid).
 
 - 201 (or 200/202): delivered to the push service.
 - 404, 410: the subscription is gone; it is deleted at once.
@@ -53,7 +53,7 @@ from django.conf import settings
 from pywebpush import WebPusher, WebPushException
 
 from apps.accounts.services.push import address_public, push_endpoint_origin
-from apps.notifications.vapid import vapid_headers
+from apps.common.vapid import vapid_headers
 
 logger = logging.getLogger(__name__)
 

@@ -17,6 +17,7 @@ from django_tenants.utils import get_creation_fakes_migrations, get_public_schem
 
 from apps.common.encryption import EncryptedCharField
 from apps.common.storage import cdn_url
+from apps.common.vapid import vapid_public_key_of
 from apps.tenants.cloning import schema_clone, schema_name_check
 from apps.tenants.constants import (
     DEFAULT_INTERESTS,
@@ -399,9 +400,6 @@ class Site(TenantMixin):
             return
         if not (public and private and _is_valid(vapid_public_key, public) and _is_valid(vapid_private_key, private)):
             return  # the fields' own validators say what is wrong
-        # Up to notifications: the push key pair's arithmetic (VAPID) lives with web push.
-        from apps.notifications.vapid import vapid_public_key_of
-
         if vapid_public_key_of(private) != public.rstrip("="):
             errors.setdefault("push_public_key", []).append(_("This public key does not belong to the private key."))
 

@@ -39,7 +39,7 @@ WHITENOISE_AUTOREFRESH = True
 
 # A VAPID key pair for the test run, unless the environment gives one.
 if not env("VAPID_PRIVATE_KEY", default=""):
-    from apps.notifications.vapid import vapid_keys_generate
+    from apps.common.vapid import vapid_keys_generate
 
     VAPID_PRIVATE_KEY, VAPID_PUBLIC_KEY = vapid_keys_generate()
 SITE_URL_SCHEME = "http"

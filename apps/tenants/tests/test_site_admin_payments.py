@@ -103,7 +103,7 @@ def test_mollie_needs_a_valid_key(operator, site, rf):
 
 
 def test_the_push_private_key_is_write_only_too(operator, site, rf):
-    from apps.notifications.vapid import vapid_keys_generate
+    from apps.common.vapid import vapid_keys_generate
 
     user, client = operator
     private, public = vapid_keys_generate()

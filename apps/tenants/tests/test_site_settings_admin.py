@@ -6,7 +6,7 @@ contrast of the text on the primary colour."""
 import pytest
 from django.test import Client
 
-from apps.notifications.vapid import vapid_keys_generate
+from apps.common.vapid import vapid_keys_generate
 from apps.tenants.models import Company, Domain, Site
 from apps.tenants.selectors import region_data
 from apps.tenants.services import site_create

@@ -20,7 +20,7 @@ from django.db import connection
 from django.test import override_settings
 
 from apps.common.encryption import EncryptedCharField, SecretUnreadable, encrypted_fields
-from apps.notifications.vapid import vapid_keys_generate
+from apps.common.vapid import vapid_keys_generate
 from apps.support.admin_audit import snapshot
 from apps.tenants.admin import SiteAdminForm
 from apps.tenants.middleware import site_cache_clear

@@ -4,8 +4,18 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
+from django_otp.plugins.otp_totp.models import TOTPDevice
+from django_tenants.utils import tenant_context
 
+from apps.accounts.services.staff_enrolment import CAUSE_DEMO, enrolment_link_make, enrolment_path
+from apps.landers.models import LanderVideo
+from apps.landers.video import NoPhotos, lander_video_make
+from apps.profiles.models import Profile
+from apps.profiles.services.demo import demo_profiles_seed
 from apps.tenants.demo import DEMO_SITES, demo_sites_ensure
+
+# Why here: the demo composes sites (tenants), their profiles, lander video and the
+# operator's sign-in (accounts); support stands above all of them.
 
 
 class Command(BaseCommand):
@@ -18,14 +28,6 @@ class Command(BaseCommand):
         sites = demo_sites_ensure()
         # Demo profiles once: a site that has any profile is left alone, so a second
         # `make run` costs one query per site.
-        from django_tenants.utils import tenant_context
-
-        # Up to landers and profiles: `make run` seeds each demo site's profiles and lander video once.
-        from apps.landers.models import LanderVideo
-        from apps.landers.video import NoPhotos, lander_video_make
-        from apps.profiles.models import Profile
-        from apps.profiles.services.demo import demo_profiles_seed
-
         for site in sites:
             with tenant_context(site):
                 empty = not Profile.objects.exists()
@@ -55,8 +57,6 @@ class Command(BaseCommand):
         if admin is not None and not _second_step_set_up(admin):
             # The password alone sets up no authenticator: until the demo operator has
             # one, every start prints a fresh one-time set-up link (the last one works).
-            from apps.accounts.services.staff_enrolment import CAUSE_DEMO, enrolment_link_make, enrolment_path
-
             token = enrolment_link_make(user=admin, by=None, cause=CAUSE_DEMO)
             self.stdout.write(f"             first open http://admin.localhost:{port}{enrolment_path(token)}")
             self.stdout.write("             (once, within 24 h) to set up an authenticator app for the code")
@@ -65,6 +65,4 @@ class Command(BaseCommand):
 
 
 def _second_step_set_up(user) -> bool:
-    from django_otp.plugins.otp_totp.models import TOTPDevice
-
     return TOTPDevice.objects.filter(user=user, confirmed=True).exists()

@@ -1,6 +1,9 @@
 """VAPID keys (RFC 8292) for web push: making a pair, and the signed Authorization
 header for a push service, cached per audience until shortly before it expires (one
-ES256 signature per push service every few hours instead of one per push)."""
+ES256 signature per push service every few hours instead of one per push).
+
+Key arithmetic only, knowing no app: a site's key check (tenants) and web push
+delivery (notifications) both use it, so it stands below both."""
 
 from __future__ import annotations
 
