@@ -5,9 +5,13 @@ from django import forms
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
+from apps.payments.gateways.registry import sandbox_allowed
 from apps.payments.methods import PAYMENT_METHODS
 from apps.payments.models import CreditPackage, CreditPackagePrice, DiscountCode
-from apps.tenants.admin import SiteChoiceMixin
+from apps.tenants.admin import SiteChoiceMixin, site_admin_sandbox_rule_register
+
+# The site admin's payments column and warning follow the registry's rule.
+site_admin_sandbox_rule_register(sandbox_allowed)
 
 
 class CreditPackagePriceInline(admin.TabularInline):

@@ -1,3 +1,5 @@
+from collections.abc import Callable
+
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
@@ -5,9 +7,6 @@ from django.utils.html import format_html
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-# Up to payments: the site's payment settings say whether this deployment lets the
-# sandbox gateway take money (the registry's rule, also the payments service's).
-from apps.payments.gateways.registry import sandbox_allowed
 from apps.tenants import tls
 from apps.tenants.constants import PROFILE_FIELDS, SEARCHABLE_PROFILE_FIELDS
 from apps.tenants.models import (
@@ -20,6 +19,19 @@ from apps.tenants.models import (
 from apps.tenants.regions import regions_for_country
 from apps.tenants.services import schema_name_for, site_defaults_ensure
 from apps.tenants.theme import MIN_CONTRAST, TEXT_ON_PRIMARY, TEXT_ON_SECONDARY, contrast_ratio
+
+# Whether this deployment lets the sandbox gateway take money is the payments app's rule
+# (apps.payments.gateways.registry.sandbox_allowed); the payments admin hands it over
+# here, so the sites' admin imports no app above it. Until then: not allowed.
+_SANDBOX_RULE: list[Callable[[], bool]] = []
+
+
+def site_admin_sandbox_rule_register(rule: Callable[[], bool]) -> None:
+    _SANDBOX_RULE[:] = [rule]
+
+
+def _sandbox_allowed() -> bool:
+    return bool(_SANDBOX_RULE) and _SANDBOX_RULE[0]()
 
 
 class DomainInline(admin.TabularInline):
@@ -268,7 +280,7 @@ class SiteAdmin(admin.ModelAdmin):
         (ALLOW_TEST_PAYMENTS off: the site takes no payments at all)."""
         if obj is None or obj.payment_gateway != "sandbox":
             return obj.get_payment_gateway_display() if obj else ""
-        if sandbox_allowed():
+        if _sandbox_allowed():
             note = gettext("Members pay nothing and get the credits.")
         else:
             note = gettext("This deployment takes no test payments: the site takes no payments until Mollie is set.")
@@ -283,7 +295,7 @@ class SiteAdmin(admin.ModelAdmin):
         if not obj.schema_name:
             obj.schema_name = schema_name_for(obj.name)
         super().save_model(request, obj, form, change)
-        if obj.payment_gateway == "sandbox" and not sandbox_allowed():
+        if obj.payment_gateway == "sandbox" and not _sandbox_allowed():
             # Saved all the same: an operator setting a site up may not have its Mollie
             # key yet, and the site refuses payments meanwhile (apps.payments.services).
             self.message_user(
