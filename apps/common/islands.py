@@ -37,20 +37,6 @@ def assets_version() -> str:
     return str(_manifest["mtime"])
 
 
-def entry_warning_strings(min_age: int = 18) -> dict:
-    return {
-        "title": _("Adults only"),
-        "body": _(
-            "This website contains material of an adult nature and is only meant for adults.\n"
-            "By entering you confirm that you are at least %(min_age)s years old and that you do not find "
-            "such content offensive."
-        )
-        % {"min_age": min_age},
-        "enter": _("I am %(min_age)s or older, enter") % {"min_age": min_age},
-        "leave": _("Leave"),
-    }
-
-
 def location_strings() -> dict:
     """The "Use my location" button of the signup's location step and of the search filters."""
     return {
@@ -248,7 +234,6 @@ def like_modal_strings() -> dict:
 
 # Every string an island shows, translated on the server (islands never hard-code text).
 ISLAND_STRINGS: dict[str, Callable[[], dict]] = {
-    "EntryWarning": entry_warning_strings,
     "Signup": signup_strings,
     "Search": search_strings,
     "MatchFinder": match_finder_strings,

@@ -4,12 +4,11 @@ never |safe) and the hashed module files from esbuild's manifest."""
 import itertools
 
 from django import template
-from django.conf import settings
 from django.templatetags.static import static
 from django.utils.html import format_html, format_html_join, json_script
 from django.utils.safestring import SafeString, mark_safe
 
-from apps.common.islands import entry_warning_strings, island_strings, manifest
+from apps.common.islands import island_strings, manifest
 
 register = template.Library()
 _counter = itertools.count(1)
@@ -54,21 +53,3 @@ def island(name: str, props: dict | None = None, variant: str = "") -> SafeStrin
     script = format_html('<script type="module" src="{}"></script>', _dist(entry["file"]))
     return mark_safe(mount + data + preload + script)  # noqa: S308 - every part is escaped above
 
-
-@register.simple_tag(takes_context=True)
-def entry_warning(context, layout: str) -> SafeString:
-    # Up to pages: every layout renders the site-entry warning; who sees it is the pages' rule.
-    from apps.pages.selectors import entry_warning_visible
-
-    request = context.get("request")
-    if request is None or not entry_warning_visible(request=request, layout=layout):
-        return mark_safe("")
-    return island(
-        "EntryWarning",
-        {
-            "leaveUrl": "https://www.google.com/",
-            "storageKey": "entryWarning",
-            "cookieName": settings.ENTRY_WARNING_COOKIE_NAME,
-            "strings": entry_warning_strings(min_age=request.site.min_age),
-        },
-    )
