@@ -39,10 +39,7 @@ def activate_done(request: HttpRequest) -> HttpResponse:
     the home page's member cards (newest visible profiles of the niche with an approved
     photo, briefly cached; the member's own and blocked ones left out), each linking to
     the profile."""
-    from apps.landers.selectors import THUMB_SIDE
-
-    # Up to pages: the activation page shows the home page's member cards.
-    from apps.pages.selectors import home_cards
+    from apps.landers.selectors import THUMB_SIDE, home_cards
 
     cards = home_cards(site=request.site, viewer=request.user)[:ACTIVATE_DONE_MEMBERS]
     context = {

@@ -29,28 +29,3 @@ def entry_warning_visible(*, request: HttpRequest, layout: str) -> bool:
     # With an unknown country the warning is shown: an adult gate fails safe.
     allowed = [c.code for c in site.entry_popup_countries]
     return not (allowed and country and country not in allowed)
-
-
-# The home page (pages/index.html): a mosaic of HOME_MOSAIC photos in the hero, then up
-# to HOME_MORE more below it. The first HOME_EAGER are in a phone's first screen.
-HOME_MOSAIC = 6
-HOME_MORE = 12
-HOME_EAGER = 3
-
-
-def home_cards(*, site, viewer) -> list[dict]:
-    """The site's members for its home page: visible profiles of the niche with an
-    approved main photo, newest first, from the landers' briefly cached list (no query
-    for visitors). For a member their own profile and blocks in either direction are
-    left out (one query over the listed ids). The first HOME_EAGER are marked `eager`."""
-    from apps.landers.selectors import lander_cards
-    from apps.profiles.visibility import profiles_visible_to
-
-    cards = lander_cards(site, limit=HOME_MOSAIC + HOME_MORE + 2)
-    if viewer is not None and viewer.is_authenticated and cards:
-        shown = set(
-            profiles_visible_to(viewer).filter(pk__in=[card["id"] for card in cards]).values_list("pk", flat=True)
-        )
-        cards = [card for card in cards if card["id"] in shown]
-    cards = cards[: HOME_MOSAIC + HOME_MORE]
-    return [{**card, "eager": index < HOME_EAGER} for index, card in enumerate(cards)]

@@ -13,8 +13,7 @@ from apps.accounts.selectors import signup_allowed
 from apps.accounts.services.settings import member_language_set
 from apps.common import page_cache
 from apps.landers.copy import niche_copy
-from apps.landers.selectors import THUMB_SIDE
-from apps.pages.selectors import HOME_MOSAIC, home_cards
+from apps.landers.selectors import HOME_MOSAIC, THUMB_SIDE, home_cards
 from apps.tenants.selectors import request_country, visible_languages
 
 CONTENT_PAGES = {

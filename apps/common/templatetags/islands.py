@@ -52,4 +52,3 @@ def island(name: str, props: dict | None = None, variant: str = "") -> SafeStrin
     preload = format_html_join("", '<link rel="modulepreload" href="{}">', ((_dist(p),) for p in entry["imports"]))
     script = format_html('<script type="module" src="{}"></script>', _dist(entry["file"]))
     return mark_safe(mount + data + preload + script)  # noqa: S308 - every part is escaped above
-
