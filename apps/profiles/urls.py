@@ -4,10 +4,8 @@ from apps.profiles import views as profile_views
 
 urlpatterns: list = []
 
-# Profile view, block/unblock forms, complaints (issue 4 items 3 and 7).
+# The profile page's block/unblock forms, complaints (the page itself: apps.pages.urls).
 urlpatterns += [
-    path("members/<int:id>", profile_views.profile_view, name="members-id"),
-    path("likes/m/<int:id>", profile_views.profile_view, name="likes-m-id"),
     path("members/<int:id>/block", profile_views.block_view, name="members-id-block"),
     path("members/<int:id>/unblock", profile_views.unblock_view, name="members-id-unblock"),
     path("complaints", profile_views.complaints_view, name="complaints"),

@@ -1,6 +1,6 @@
-"""Profile pages (spec §2): the profile view (/members/<id>, /likes/m/<id>), its block
-and unblock forms (the no-JavaScript way; the page's buttons are these forms), and
-/complaints. Views parse the input, call one selector or service and render."""
+"""The profile page's block and unblock forms (the no-JavaScript way; the page's buttons
+are these forms; the page itself composes several apps: apps.pages.views_profile), and
+/complaints (spec §2). Views parse the input, call one selector or service and render."""
 
 from urllib.parse import urlencode
 
@@ -8,28 +8,12 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
-from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-# Up to accounts and chat: the profile page shares the settings' form errors and shows the gift button.
+# Up to accounts: the complaint form shows errors the way the settings' forms do.
 from apps.accounts.forms_settings import errors_to_form
-from apps.chat.views import profile_gift_props
 from apps.common.exceptions import ApplicationError
-from apps.common.storage import cdn_url
-
-# Up to likes: the profile page shows the like between the two and marks a received like opened.
-from apps.likes.selectors import like_state
-from apps.likes.services import like_mark_opened
-from apps.profiles.cards import fictional_label, profile_notes
 from apps.profiles.forms import ComplaintForm
-from apps.profiles.selectors import public_thumb_url
-from apps.profiles.selectors_view import (
-    BlockedByOwner,
-    profile_age,
-    profile_details,
-    profile_location,
-    profile_page,
-)
 from apps.profiles.services.blocks import block_create, block_delete
 from apps.profiles.services.complaints import COMPLAINT_MAX_LENGTH, complaint_create, complaint_subject
 
@@ -44,87 +28,6 @@ def _url(name: str, fallback: str, *args) -> str:
 
 def _login_url(request: HttpRequest, next_path: str | None = None) -> str:
     return f"{_url('login', '/login')}?{urlencode({'next': next_path or request.get_full_path()})}"
-
-
-def _og_image(request: HttpRequest, profile) -> str | None:
-    """The share preview's picture: the main photo only when it is approved."""
-    photo = profile.main_photo
-    if photo is None or not photo.is_public or not photo.image:
-        return None
-    return request.build_absolute_uri(cdn_url(photo.image.url))
-
-
-def _header_thumb(page) -> str | None:
-    """The owner sees their own main photo even while it waits for approval."""
-    photo = page.profile.main_photo
-    if page.own and photo is not None and photo.thumb:
-        return photo.thumb.url
-    return public_thumb_url(page.profile)
-
-
-def _like_state(request: HttpRequest, page) -> dict:
-    """Whether the viewer likes the profile and whether it is a match. Opening a liker's
-    profile clears that like's new flag (spec §4)."""
-    if page.own or page.blocked or not request.user.is_authenticated:
-        return {"liked": False, "match": False}
-    state = like_state(viewer=request.user, profile=page.profile)
-    if state["liked_by_new"]:
-        like_mark_opened(viewer=request.user, profile=page.profile)
-    return {"liked": state["liked"], "match": state["liked"] and state["liked_by"]}
-
-
-@require_http_methods(["GET", "HEAD"])
-def profile_view(request: HttpRequest, id: int) -> HttpResponse:
-    site = request.site
-    try:
-        page = profile_page(viewer=request.user, site=site, profile_id=id)
-    except BlockedByOwner as blocked:
-        message = _("You're blocked by %(name)s. You do not have access to this page.") % {"name": blocked.name}
-        return render(request, "errors/error.html", {"status": 403, "message": message}, status=403)
-    profile = page.profile
-    like = _like_state(request, page)
-    shown = site.visible_profile_fields
-    profile_path = _url("members-id", f"/members/{profile.pk}", profile.pk)
-    context = {
-        "page": page,
-        "profile": profile,
-        "thumb": _header_thumb(page),
-        "age": profile_age(profile) if "age" in shown else None,
-        "location": profile_location(site=site, profile=profile),
-        "fictional": fictional_label(profile, site),
-        "notes": profile_notes(profile, site),
-        "details": profile_details(site=site, profile=profile),
-        "interests": profile.interests if "interests" in shown else [],
-        "about_me": profile.about_me if "about_me" in shown else "",
-        "related": [
-            {
-                "id": other.pk,
-                "name": other.name,
-                "thumb": public_thumb_url(other),
-                "fictional": fictional_label(other, site),
-            }
-            for other in page.related
-        ],
-        "locked_range": range(page.locked),
-        "like": like,
-        "og_image": _og_image(request, profile),
-        "og_url": request.build_absolute_uri(profile_path),
-        "urls": {
-            "edit": _url("profile", "/profile"),
-            "premium": _url("premium", "/premium"),
-            "chat": _url("members-id-chat", f"/members/{profile.pk}/chat", profile.pk),
-            "block": reverse("members-id-block", args=[profile.pk]),
-            "like": _url("members-id-like", f"/members/{profile.pk}/like", profile.pk),
-            "unlike": _url("members-id-unlike", f"/members/{profile.pk}/unlike", profile.pk),
-            "unblock": reverse("members-id-unblock", args=[profile.pk]),
-            "complaint": f"{reverse('complaints')}?{urlencode({'profile': profile.pk})}",
-            "login": _login_url(request, profile_path),
-            "signup": _url("members-id-signup", f"/members/{profile.pk}/signup", profile.pk),
-        },
-    }
-    if request.user.is_authenticated and not page.own and not page.blocked:
-        context["gift_props"] = profile_gift_props(request, profile)
-    return render(request, "profiles/profile_view.html", context)
 
 
 def _block_action(request: HttpRequest, id: int, action) -> HttpResponse:
