@@ -15,7 +15,14 @@ class AccountsConfig(AppConfig):
         # queues by name (apps.notifications.outbox).
         from apps.accounts import staff, tasks  # noqa: F401
         from apps.accounts.staff import roles_on_post_migrate
-        from apps.accounts.tracking import COOKIE, lander_visit_keep, page_variant
+        from apps.accounts.tracking import (
+            COOKIE,
+            PASSING_PARAMS,
+            arrival_redirect,
+            is_arrival,
+            lander_visit_keep,
+            page_variant,
+        )
         from apps.accounts.user_relations import user_relations_per_schema
         from apps.common import page_cache, realtime
 
@@ -27,6 +34,10 @@ class AccountsConfig(AppConfig):
         # choice, and a lander's page sets the tracking cookie again for each visitor.
         page_cache.variant_part(page_variant)
         page_cache.visit_cookie(COOKIE, lander_visit_keep)
+        # A paid arrival's redirect comes from the cache too, with the visitor's own
+        # tracking cookie, and the page it leads to is the plain visit's.
+        page_cache.arrival(is_arrival, arrival_redirect)
+        page_cache.passing_params(PASSING_PARAMS)
         # The top-bar counts that members' open pages get (apps.common.realtime).
         realtime.badges_counter(member_badges)
 

@@ -25,6 +25,7 @@ from django.core import signing
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 
 from apps.accounts.models import SignupTracking
+from apps.common import page_cache
 from apps.landers import keys as landers
 
 PARAMS = SignupTracking.TRACKING_FIELDS
@@ -136,21 +137,44 @@ def consent_set(response: HttpResponse, request: HttpRequest, choice: str) -> No
         tracking_cookie_set(response, request, data)
 
 
+# Query parameters that no page of the site reads (spec §7: `t`, the seconds of an ad's
+# timer; the analytics tags of the ad networks): a visitor's cached page with them is the
+# page without them (apps.common.page_cache.passing_params), so a paid arrival's page,
+# `/?t=30` after the redirect below, is a cache hit like a plain visit.
+PASSING_PARAMS = ("t", "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "gclid", "fbclid")
+
+
+def arrival_redirect(request: HttpRequest, path: str, query) -> HttpResponseRedirect:
+    """The answer to an arrival with tracking parameters or `?lb=` (`query`, a QueryDict):
+    back to `path` without them, the tracking cookie keeping them. `request` is the
+    request or the page cache's Visitor (apps.common.page_cache, which answers it for
+    visitors of a cached page with this function); only its cookies are read."""
+    found = {key: query[key][:VALUE_MAX_LENGTH] for key in PARAMS if query.get(key)}
+    rest = [(key, value) for key, value in query.items() if key not in _ARRIVAL_KEYS]
+    response = HttpResponseRedirect(path + (f"?{urlencode(rest)}" if rest else ""))
+    kept = _cookie_data(request)
+    data = {**kept, **found}
+    if query.get(LANDING_BACK) in landers.LANDER_KEYS:
+        data = _with_lander(data, query[LANDING_BACK])
+    if data != kept:
+        tracking_cookie_set(response, request, data)
+    return response
+
+
+def is_arrival(query) -> bool:
+    return any(key in query for key in _ARRIVAL_KEYS)
+
+
 class TrackingMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest):
         site = getattr(request, "site", None)
-        if request.method == "GET" and site is not None and any(key in request.GET for key in _ARRIVAL_KEYS):
-            found = {key: request.GET[key][:VALUE_MAX_LENGTH] for key in PARAMS if request.GET.get(key)}
-            rest = [(key, value) for key, value in request.GET.items() if key not in _ARRIVAL_KEYS]
-            response = HttpResponseRedirect(request.path + (f"?{urlencode(rest)}" if rest else ""))
-            kept = _cookie_data(request)
-            data = {**kept, **found}
-            if request.GET.get(LANDING_BACK) in landers.LANDER_KEYS:
-                data = _with_lander(data, request.GET[LANDING_BACK])
-            if data != kept:
-                tracking_cookie_set(response, request, data)
+        if request.method == "GET" and site is not None and is_arrival(request.GET):
+            response = arrival_redirect(request, request.path, request.GET)
+            # Other visitors of this page arriving so get the redirect from the cache,
+            # each with their own tracking cookie.
+            page_cache.offer_arrival(request)
             return response
         return self.get_response(request)

@@ -6,7 +6,7 @@ language from the same country with the same cookies that matter; only the CSRF 
 the CSP nonce and the cookies differ per response. So:
 
 - `PageCacheApp` wraps the Django ASGI application (config/asgi.py). For a GET without a
-  query string, without a session or messages cookie, on a site this process has in its
+  query string (or with passing parameters only, below), without a session or messages cookie, on a site this process has in its
   site cache (apps.tenants.middleware), it computes the page's *variant*: the site's
   settings (a fingerprint of its and its company's fields), the built assets (the esbuild
   manifest's mtime), the Host header, https or not, the path, the language the site
@@ -24,6 +24,14 @@ the CSP nonce and the cookies differ per response. So:
   offer (the lander's tracking cookie): a response that starts a session or carries
   messages is never stored. The nonce and every masked form of the response's CSRF secret
   are replaced by markers; the secret itself must not be left in the page.
+
+A paid arrival (`/?t=30&network=…&sub1=…`) is a visit too: the redirect that keeps the
+tracking parameters in the tracking cookie and removes them from the address
+(apps.accounts.tracking, registered with `arrival`) is stored once per host and language
+as Django made it, and answered for every later arrival with that visitor's own Location
+and cookie, made by the same function; the page it leads to (`/?t=30`) has only
+parameters no page reads (`passing_params`), so it is the plain visit's page, from the
+cache or rendered without them.
 
 It is infrastructure beside SiteASGIHandler and knows no app above apps.common: the
 addresses it looks up are those of the `cacheable` views in the site URLconf
@@ -96,7 +104,12 @@ CAMPAIGNS = 16
 NONCE_MARK = b"\x00page-cache-nonce\x00"
 CSRF_MARK = b"\x00page-cache-csrf\x00"
 # Bump when the entry's layout changes.
-ENTRY_FORMAT = 3
+ENTRY_FORMAT = 4
+# A query string longer than this goes to Django unparsed (no site's link is that long).
+QUERY_MAX_LENGTH = 2048
+# The address under which a site's arrival redirects are counted (ADDRESS_VARIANTS of
+# them at most): one redirect is stored per host, https and language, whatever the page.
+ARRIVAL_ADDRESS = "?arrival"
 
 _NONCE = re.compile(rb"'nonce-([A-Za-z0-9+/=]+)'")
 _TOKEN = re.compile(rb"(?<![A-Za-z0-9])[A-Za-z0-9]{64}(?![A-Za-z0-9])")
@@ -109,6 +122,7 @@ class Offer:
     site: object
     family: str
     keep: dict | None
+    arrival: bool = False
 
 
 class _Slot:
@@ -146,6 +160,8 @@ class Visitor:
 
 _variant_parts: list[Callable[[Visitor], str]] = []
 _visit_cookies: dict[bytes, Callable[..., None]] = {}
+_arrival: list[tuple[Callable, Callable]] = []
+_passing: set[str] = set()
 
 
 def cacheable(view: Callable) -> Callable:
@@ -168,6 +184,22 @@ def visit_cookie(name: str, keep: Callable[..., None]) -> None:
     """A page offered with `keep` may set the cookie `name`: on every hit
     `keep(response, visitor, **keep)` sets it for that visitor as the view did."""
     _visit_cookies[name.encode("latin1")] = keep
+
+
+def arrival(is_arrival: Callable, redirect: Callable) -> None:
+    """A GET whose query `is_arrival(query)` (a QueryDict) is answered with
+    `redirect(visitor, path, query)`, an HttpResponse whose Location and cookies are the
+    visitor's own (apps.accounts.tracking: the tracking parameters kept in a cookie and
+    removed from the address). The other headers are those Django gave the first such
+    redirect of the site's host and language (`offer_arrival`). One registration."""
+    _arrival[:] = [(is_arrival, redirect)]
+
+
+def passing_params(names) -> None:
+    """Query parameters no cacheable page reads: a visitor's GET of a cached address
+    with only these is answered as the address without them (the query string is left
+    out for Django too, so the page rendered is exactly the plain visit's)."""
+    _passing.update(names)
 
 
 @lru_cache(maxsize=4)
@@ -226,6 +258,13 @@ def variant(*, site, host: str, secure: bool, path: str, language: str, visitor,
     return "|".join((*parts, flags))
 
 
+def arrival_variant(*, site, host: str, secure: bool, language: str) -> str:
+    """The key of a site's arrival redirect: its headers depend on the host, https and
+    the language (Content-Language), not on the page, the country or the cookies (those
+    it sets are the visitor's own, `arrival`)."""
+    return "|".join((site_fingerprint(site), host, "s" if secure else "-", ARRIVAL_ADDRESS, language))
+
+
 def store_key(schema_name: str) -> str:
     """The site's hash, laid out as django_tenants.cache.make_key lays out the cache's keys."""
     return f"{schema_name}:{volatile_settings().get('KEY_PREFIX', '')}:1:page-cache"
@@ -278,6 +317,18 @@ def offer(request: HttpRequest, *, label: str = "", keep: dict | None = None) ->
     slot.offer = Offer(variant=key, site=site, family=family, keep=keep)
 
 
+def offer_arrival(request: HttpRequest) -> None:
+    """The redirect being made for this arrival (`arrival`) may be stored for other
+    visitors arriving at any cached page of the site in the same language."""
+    slot = _slot.get()
+    if slot is None or getattr(request, "site", None) is not slot.site or request.method != "GET":
+        return
+    site = request.site
+    host, secure = request.get_host(), request.is_secure()
+    key = arrival_variant(site=site, host=host, secure=secure, language=request.LANGUAGE_CODE)
+    slot.offer = Offer(variant=key, site=site, family="", keep=None, arrival=True)
+
+
 # --- Entries ---------------------------------------------------------------------------
 
 
@@ -289,6 +340,30 @@ class Entry:
     body: bytes
     csrf: bool
     keep: dict | None
+    arrival: bool = False
+
+
+def entry_from_redirect(status: int, headers: list, body: bytes, redirect: HttpResponse) -> Entry | None:
+    """An arrival's redirect as a template: Django's headers without the Location and the
+    cookies, which `redirect` (what `arrival` makes for the same visitor) must have set
+    exactly as Django did; None otherwise."""
+    if status != redirect.status_code or body or not _arrival:
+        return None
+    expected = {cookie.output(header="").strip().split("=", 1)[0] for cookie in redirect.cookies.values()}
+    kept, location, cookies = [], None, set()
+    for name, value in headers:
+        lower = bytes(name).lower()
+        if lower == b"location":
+            location = bytes(value).decode("latin1")
+        elif lower == b"set-cookie":
+            cookies.add(bytes(value).decode("latin1").split("=", 1)[0])
+        elif lower in _CSP_HEADERS and _NONCE.search(value):
+            return None  # a nonce for a redirect: not what this stores
+        else:
+            kept.append((bytes(name), bytes(value)))
+    if location != redirect["Location"] or cookies != expected:
+        return None
+    return Entry(created=time.time(), status=status, headers=kept, body=b"", csrf=False, keep=None, arrival=True)
 
 
 def entry_from_response(status: int, headers: list, body: bytes, offered: Offer) -> Entry | None:
@@ -384,6 +459,18 @@ def _csrf_secret(cookies: dict) -> str:
             return _csrf_random().decode("ascii")
         return _unmask_cipher_token(value) if len(value) == CSRF_TOKEN_LENGTH else value
     return _csrf_random().decode("ascii")
+
+
+def redirect_messages(entry: Entry, redirect: HttpResponse) -> tuple[dict, dict]:
+    """The ASGI messages of a stored arrival redirect with the visitor's own Location and
+    cookies (`redirect`, from the `arrival` registration)."""
+    headers = [(name, value) for name, value in entry.headers if name.lower() != b"content-length"]
+    headers.append((b"Content-Length", b"0"))
+    headers.append((b"Location", redirect["Location"].encode("latin1")))
+    for cookie in redirect.cookies.values():
+        headers.append((b"Set-Cookie", cookie.output(header="").encode("ascii").strip()))
+    start = {"type": "http.response.start", "status": entry.status, "headers": headers}
+    return start, {"type": "http.response.body", "body": b"", "more_body": False}
 
 
 def response_messages(entry: Entry, visitor: Visitor) -> tuple[dict, dict]:
@@ -543,9 +630,10 @@ def _header_name(meta_key: str) -> bytes:
     return meta_key.removeprefix("HTTP_").lower().replace("_", "-").encode("latin1")
 
 
-def visit_for(scope: dict) -> Visit | None:
+def visit_for(scope: dict, *, arrival: bool = False) -> Visit | None:
     """The variant of an ASGI request, or None when it is not a visitor's plain GET of a
-    site this process knows."""
+    site this process knows; with `arrival`, the variant of the site's arrival redirect
+    (`scope` then without its query string, which the caller has read)."""
     if scope["method"] != "GET" or scope.get("query_string") or getattr(settings, "USE_X_FORWARDED_HOST", False):
         return None
     if not cached_paths().fullmatch(scope["path"]) or scope.get("root_path"):
@@ -604,6 +692,9 @@ def visit_for(scope: dict) -> Visit | None:
         headers.get(_header_name(settings.GEOIP_COUNTRY_HEADER), b"").decode("latin1"),
     )
     language = pick_language(visitor, list(site.languages), site.domain_language or None)
+    if arrival:
+        key = arrival_variant(site=site, host=host, secure=secure, language=language)
+        return Visit(site=site, variant=key, visitor=visitor)
     key = variant(
         site=site,
         host=host,
@@ -657,6 +748,25 @@ def _site_reload(hostname: str) -> None:
     asyncio.get_running_loop().create_task(run())
 
 
+def _query_kind(raw: bytes):
+    """(the query, "arrival") for an arrival (`arrival`), (the query, "page") for one of
+    passing parameters only (`passing_params`), (None, None) for any other: Django's."""
+    from django.core.exceptions import SuspiciousOperation
+    from django.http import QueryDict
+
+    if len(raw) > QUERY_MAX_LENGTH:
+        return None, None
+    try:
+        query = QueryDict(raw.decode(), encoding=settings.DEFAULT_CHARSET)  # as ASGIRequest reads it
+    except (UnicodeDecodeError, SuspiciousOperation):  # bad bytes, too many fields: Django answers
+        return None, None
+    if _arrival and _arrival[0][0](query):
+        return query, "arrival"
+    if _passing and all(key in _passing for key in query):
+        return query, "page"
+    return None, None
+
+
 # Variants being rendered again in this process: their stale page is served meanwhile.
 _rendering: set[tuple[str, str]] = set()
 
@@ -673,18 +783,26 @@ class PageCacheApp:
             scope["type"] != "http"
             or not enabled()
             or scope["method"] != "GET"
-            or scope.get("query_string")
             or not cached_paths().fullmatch(scope["path"])
         ):
             return await self.app(scope, receive, send)
+        query, kind = None, "page"
+        if scope.get("query_string"):
+            query, kind = _query_kind(scope["query_string"])
+            if kind is None:
+                return await self.app(scope, receive, send)
         entry, fresh = None, False
         try:
-            visit = visit_for(scope)
+            visit = visit_for({**scope, "query_string": b""} if query is not None else scope, arrival=kind == "arrival")
         except Exception:  # the full stack answers
             logger.warning("page cache lookup failed", exc_info=True)
             visit = None
         if visit is None or not volatile_available():
             return await self.app(scope, receive, send)
+        if kind == "page" and query is not None:
+            # Only parameters no page reads: Django renders (and the cache answers) the
+            # address without them.
+            scope = {**scope, "query_string": b""}
         try:
             entry, fresh = await _load(visit.site.schema_name, visit.variant)
         except CACHE_ERRORS as exc:  # fail open: Django renders it, nothing is stored
@@ -692,18 +810,24 @@ class PageCacheApp:
             return await self.app(scope, receive, send)
         volatile_answered()
         rendering = (visit.site.schema_name, visit.variant)
+        if entry is not None and entry.arrival != (kind == "arrival"):
+            entry = None
         if entry is not None and (fresh or rendering in _rendering):
-            start, body = response_messages(entry, visit.visitor)
+            if entry.arrival:
+                redirect = _arrival[0][1](visit.visitor, scope["path"], query)
+                start, body = redirect_messages(entry, redirect)
+            else:
+                start, body = response_messages(entry, visit.visitor)
             await send(start)
             await send(body)
             return None
         _rendering.add(rendering)
         try:
-            return await self._render_and_store(scope, receive, send, visit)
+            return await self._render_and_store(scope, receive, send, visit, query if kind == "arrival" else None)
         finally:
             _rendering.discard(rendering)
 
-    async def _render_and_store(self, scope, receive, send, visit: Visit):
+    async def _render_and_store(self, scope, receive, send, visit: Visit, arrival_query=None):
         slot = _Slot(visit.site)
         start: dict = {}
         chunks: list[bytes] = []
@@ -726,10 +850,17 @@ class PageCacheApp:
         offered = slot.offer
         if not done or offered is None or offered.variant != visit.variant or offered.site is not visit.site:
             return
+        if offered.arrival != (arrival_query is not None):
+            return
         try:
-            entry = entry_from_response(start["status"], start.get("headers", []), b"".join(chunks), offered)
+            status, headers, body = start["status"], start.get("headers", []), b"".join(chunks)
+            if arrival_query is not None:
+                redirect = _arrival[0][1](visit.visitor, scope["path"], arrival_query)
+                entry, address = entry_from_redirect(status, headers, body, redirect), ARRIVAL_ADDRESS
+            else:
+                entry, address = entry_from_response(status, headers, body, offered), scope["path"]
             if entry is not None and volatile_available():
-                await _save(visit.site.schema_name, visit.variant, entry, scope["path"], offered.family)
+                await _save(visit.site.schema_name, visit.variant, entry, address, offered.family)
         except CACHE_ERRORS as exc:
             volatile_failed(exc)
         except Exception:

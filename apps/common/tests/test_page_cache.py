@@ -543,6 +543,109 @@ def test_a_lander_without_a_campaign_label_is_not_counted_as_one(site):
     assert len(stored(site)) == 3
 
 
+# --- Paid arrivals: the tracking query string -------------------------------------------
+
+
+def tracking_kept(response) -> dict:
+    """What the site reads of the response's tracking cookie on the visitor's next request."""
+    jar = SimpleCookie()
+    for header in response.headers.get_list("set-cookie"):
+        jar.load(header)
+    if TRACKING_COOKIE not in jar:
+        return {}
+    return signup_tracking_from_request(page_cache.Visitor({TRACKING_COOKIE: jar[TRACKING_COOKIE].value}, "", ""))
+
+
+def test_a_paid_arrival_is_redirected_from_the_cache_with_the_visitors_own_cookie(site, queries):
+    full = full_and_store("/?t=30&network=ads&sub1=first")
+    assert full.status_code == 302 and full.headers["location"] == "/?t=30"
+    assert counts(site)["#p:" + page_cache.ARRIVAL_ADDRESS] == 1
+    app, inner = cached_only()
+    queries["n"] = 0
+    hit = get(app, "/?t=31&network=other&sub1=second&ref=r%C3%A9f")
+    assert inner.calls == 0 and queries["n"] == 0
+    assert hit.status_code == 302 and hit.headers["location"] == "/?t=31"
+    assert tracking_kept(hit) == {"network": "other", "sub1": "second", "ref": "réf"}
+    # Django's headers but the visitor's own Location and cookie.
+    assert set(hit.headers) == set(full.headers) | {"content-length"}
+    for name in full.headers:
+        if name not in ("location", "set-cookie", "content-length"):
+            assert hit.headers.get_list(name) == full.headers.get_list(name), name
+    # What the full stack answers the same visitor (the one function of apps.accounts.tracking).
+    kept = cookie_value(hit, TRACKING_COOKIE)
+    for path, cookie in (("/landers/gallery/spring?lb=gallery&sub2=x&t=5", kept), ("/?network=third", None)):
+        headers = {"Cookie": f"{TRACKING_COOKIE}={cookie}"} if cookie else {}
+        cached, django = get(app, path, headers=headers), get(django_app(), path, headers=headers)
+        assert inner.calls == 0
+        assert cached.status_code == django.status_code == 302
+        assert cached.headers["location"] == django.headers["location"]
+        assert tracking_kept(cached) == tracking_kept(django) != {}
+    # Nothing else was stored: one redirect for the host and language, whatever the page.
+    assert len(stored(site)) == 1
+
+
+def test_the_page_a_paid_arrival_leads_to_is_the_plain_visits_page(site, queries):
+    """`/?t=30` (the tracking parameters gone) and the analytics tags are no page of their
+    own: rendered as `/` on a miss, answered with `/`'s page on a hit."""
+    full = full_and_store("/?t=30&utm_source=news")
+    assert full.status_code == 200 and len(stored(site)) == 1
+    app, inner = cached_only()
+    queries["n"] = 0
+    for path in ("/", "/?t=31", "/?utm_campaign=spring&gclid=abc&t="):
+        hit = get(app, path)
+        assert hit.status_code == 200, path
+        assert normalised(hit.text) == normalised(full.text)
+    assert inner.calls == 0 and queries["n"] == 0
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/?q=1",  # a parameter a page might read
+        "/?t=30&page=2",
+        "/?t=" + "1" * page_cache.QUERY_MAX_LENGTH,  # longer than any link of the site
+        "/?network=ads&" + "&".join(f"x{n}=1" for n in range(1100)),  # more fields than Django reads
+        "/members?t=30",  # not a cached address
+    ],
+)
+def test_other_query_strings_go_to_django(site, path):
+    full_and_store("/")
+    full_and_store("/?network=ads")
+    app, inner = cached_only()
+    assert get(app, path).status_code == 599
+    assert inner.calls == 1
+
+
+@pytest.mark.parametrize(
+    ("host", "headers"),
+    [
+        ("LOCALHOST", {}),  # another spelling of the Domain row
+        ("localhost.", {}),
+        ("localhost", {"Cookie": f"{settings.SESSION_COOKIE_NAME}=abc"}),  # perhaps a member
+    ],
+)
+def test_an_arrival_is_redirected_from_the_cache_only_for_a_visitor_at_the_sites_host(site, host, headers):
+    full_and_store("/?network=ads")
+    app, inner = cached_only()
+    assert get(app, "/?network=ads", headers={"Host": host, **headers}).status_code == 599
+    assert inner.calls == 1
+
+
+def test_arrival_redirects_stop_at_their_cap(gay_site, monkeypatch):
+    """One redirect per host and language; past ADDRESS_VARIANTS they are made by Django
+    and not stored."""
+    monkeypatch.setattr(page_cache, "ADDRESS_VARIANTS", 1)
+    host = "gay.localhost"
+    languages = [{"Cookie": f"{settings.LANGUAGE_COOKIE_NAME}={code}"} for code in list(gay_site.languages)[:2]]
+    assert len(languages) == 2
+    for language in languages:
+        assert full_and_store("/?network=ads", host=host, headers=language).status_code == 302
+    assert counts(gay_site)["#p:" + page_cache.ARRIVAL_ADDRESS] == 1 and len(stored(gay_site)) == 1
+    app, _inner = cached_only()
+    assert get(app, "/?network=ads", host=host, headers=languages[0]).status_code == 302
+    assert get(app, "/?network=ads", host=host, headers=languages[1]).status_code == 599
+
+
 # --- Expiry on the Redis of make run, make test and make bench ----------------------------
 
 
