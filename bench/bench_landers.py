@@ -10,7 +10,8 @@ identical first visits are the page cache's hits (one row), the realistic mix is
 the one site and then spread over every site and its languages (one row, goal >= 0.9),
 and with --sites sites the measured site's lander is rendered for first visits each with a
 campaign label not asked for before (the miss path) and for paid arrivals with the
-tracking query string (never cached): their server CPU against a hit's (goal 4 and 1 ms).
+tracking query string (the redirect and the page from the cache once stored): their
+server CPU against a hit's (goal 4 and 1 ms).
 
 Then the bytes a first visit transfers, gzip-compressed as a server or CDN sends text
 (level 6; JPEG as it is): the HTML, the stylesheet and the images of the first screen
@@ -61,7 +62,7 @@ def mix_title(sites: int) -> str:
 
 
 RENDER_TITLE = "lander server CPU (ms): render (cache miss, new campaign label) vs cache hit"
-PAID_TITLE = "lander paid arrival CPU (ms, ?t=&network=&sub1=: redirect + page, not cached) vs hit"
+PAID_TITLE = "lander paid arrival CPU (ms, ?t=&network=&sub1=: redirect + page, from the cache) vs hit"
 
 
 def _gzip_size(data: bytes) -> int:

@@ -105,7 +105,8 @@ def _phase(label: str, options, base_url: str, pid: int, *, domain: str, name: s
 # returning visitors (the CSRF, cookie-choice and entry-warning cookies, and for half of
 # them the tracking cookie of an earlier paid arrival), and paid arrivals with the
 # tracking query string of an ad network (redirected to the page without it, and the page
-# then rendered with the query string that is left, as a browser follows it).
+# with the query string that is left, `?t=30`, as a browser follows it: both answered by
+# the page cache once stored, apps.common.page_cache).
 MIX = {"first": 12, "returning": 5, "paid": 3}
 # The countries visitors of the mix come from (the edge proxy's header), and the ones the
 # miss path's first visits come from, which the mix never sends: a page of the mix is
