@@ -6,16 +6,17 @@ language from the same country with the same cookies that matter; only the CSRF 
 the CSP nonce and the cookies differ per response. So:
 
 - `PageCacheApp` wraps the Django ASGI application (config/asgi.py). For a GET without a
-  query string (or with passing parameters only, below), without a session or messages cookie, on a site this process has in its
-  site cache (apps.tenants.middleware), it computes the page's *variant*: the site's
-  settings (a fingerprint of its and its company's fields), the built assets (the esbuild
-  manifest's mtime), the Host header, https or not, the path, the language the site
-  middleware would pick, the visitor's country, whether the entry warning was accepted, the
-  cookie choice, and whether the tracking cookie holds a network or any tracking parameter
-  (signup offer, cookie banner). A stored page of that variant younger than PAGE_SECONDS
-  is sent at once with a fresh nonce (body and CSP header), a CSRF token masked from the
-  visitor's CSRF cookie (or a new secret, sent as Django sends it), and for landers the
-  tracking cookie the lander's view would set. No query, no thread, one Redis HGET.
+  query string (or with passing parameters only, below), without a session or messages
+  cookie, on a site this process has in its site cache (apps.tenants.middleware), it
+  computes the page's *variant*: the site's settings (a fingerprint of its and its
+  company's fields), the built assets (the esbuild manifest's mtime), the Host header,
+  https or not, the path, the language the site middleware would pick, the visitor's
+  country, whether the entry warning was accepted, the cookie choice, and whether the
+  tracking cookie holds a network or any tracking parameter (signup offer, cookie banner).
+  A stored page of that variant younger than PAGE_SECONDS is sent at once with a fresh
+  nonce (body and CSP header), a CSRF token masked from the visitor's CSRF cookie (or a
+  new secret, sent as Django sends it), and for landers the tracking cookie the lander's
+  view would set. No query, no thread, one Redis HGET.
 - Otherwise Django handles the request. A view that may be cached is marked `cacheable`
   and calls `offer()` (the home page and the landers, for visitors only). `offer()`
   computes the variant again from Django's own request (after the site, locale, session
