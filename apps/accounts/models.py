@@ -19,6 +19,9 @@ NOTIFICATION_TYPES = (
     ("weekly_updates", _("Weekly updates")),
     ("news", _("News")),
     ("reminders", _("Reminders")),
+    # Beyond spec §3's list: what support decided about the member's own photos (a
+    # rejected photo, with the reason and how to fix it), part of the service.
+    ("photo_decisions", _("Decisions about my photos")),
 )
 NOTIFICATION_TYPE_NAMES = tuple(name for name, _label in NOTIFICATION_TYPES)
 

@@ -12,7 +12,8 @@ from django_tenants.utils import tenant_context
 from apps.common.exceptions import ApplicationError
 from apps.moderation.index import complaint_case_sync, photo_decision_values, photo_review_values
 from apps.moderation.models import ComplaintCase, PhotoDecision, PhotoReview
-from apps.profiles.models import Complaint, ComplaintAction, ComplaintStatus, PhotoRejectionReason
+from apps.notifications.outbox import notice_event
+from apps.profiles.models import Complaint, ComplaintAction, ComplaintStatus, PhotoRejectionReason, PhotoStatus
 from apps.profiles.services.photos import photo_moderate
 
 # Up to support: a moderator's decision writes the staff audit trail, which support owns.
@@ -45,6 +46,17 @@ def _status_label(status: str) -> str:
 
 def _staff_name(actor) -> str:
     return actor.get_username()[:150] if actor is not None else "system"
+
+
+def _photo_rejected_notice(photo) -> None:
+    """The member hears that `photo` (just rejected, in the site's schema) was not
+    approved, by e-mail and push as their "photo_decisions" preferences say (the reason
+    and the fix are read in their language when sent: apps.notifications.content); the
+    site itself shows it in the warnings area (apps.profiles photo_rejected_alert)."""
+    from apps.accounts.models import User
+
+    user = User.objects.filter(profile__pk=photo.profile_id).first()
+    notice_event(user=user, kind="photo_decisions", item={"ph": photo.pk, "r": photo.rejection_reason})
 
 
 def _decided_values(photo, *, actor, note: str) -> dict:
@@ -86,6 +98,8 @@ def photo_decide(*, review_id: int, actor, decision: str, reason: str = "", note
         site = review.site
         with tenant_context(site):
             photo = photo_moderate(photo_id=review.photo_id, approve=decision == PhotoDecision.APPROVED, reason=reason)
+            if photo is not None and photo.status == PhotoStatus.REJECTED:
+                _photo_rejected_notice(photo)
         if photo is None:
             review.delete()
             return None
@@ -190,6 +204,7 @@ def photo_hide_by_support(*, photo, actor, site, note: str = "", reason: str = P
     decided = photo_moderate(photo_id=photo.pk, approve=False, reason=reason)
     if decided is None:
         return
+    _photo_rejected_notice(decided)
     values = _decided_values(decided, actor=actor, note=(note or "")[:NOTE_MAX_LENGTH])
     if not PhotoReview.objects.filter(site=site, photo_id=decided.pk).update(**values):
         PhotoReview.objects.create(site=site, photo_id=decided.pk, **{**photo_review_values(decided), **values})

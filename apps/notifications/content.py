@@ -231,6 +231,35 @@ def _reminder(notice: Notice) -> Content | None:
     return Content(title=_("We miss you"), body=body, url="/members", tag="reminder", cta=_("Come and see"))
 
 
+def _photo_rejected(notice: Notice) -> Content | None:
+    """Photos support rejected that are still rejected and still there (a member who
+    deleted or replaced them meanwhile hears nothing)."""
+    from apps.profiles.models import Photo, PhotoRejectionReason, PhotoStatus, photo_fix_hint
+
+    ids = [item.get("ph") for item in notice.items if isinstance(item.get("ph"), int)]
+    photos = list(
+        Photo.objects.filter(pk__in=ids, profile__user_id=notice.user_id, status=PhotoStatus.REJECTED).order_by(
+            "-decided_at", "-pk"
+        )
+    )
+    if not photos:
+        return None
+    newest = photos[0]
+    reason = newest.rejection_reason or PhotoRejectionReason.OTHER
+    label = str(PhotoRejectionReason(reason).label) if reason in PhotoRejectionReason.values else ""
+    title = ngettext("Your photo was not approved", "%(count)s of your photos were not approved", len(photos)) % {
+        "count": len(photos)
+    }
+    return Content(
+        title=title,
+        body=_("Reason: %(reason)s.") % {"reason": label or str(PhotoRejectionReason.OTHER.label)},
+        lines=[photo_fix_hint(reason), _("Only you can see a photo that was not approved.")],
+        url="/profile#photos",
+        tag="photos",
+        cta=_("Choose another photo"),
+    )
+
+
 def _campaign(notice: Notice, campaign) -> Content | None:
     if campaign is None:
         return None
@@ -259,6 +288,8 @@ def notice_content(notice: Notice, *, campaign=None) -> Content | None:
         return _weekly(notice)
     if kind == "reminders":
         return _reminder(notice)
+    if kind == "photo_decisions":
+        return _photo_rejected(notice)
     if kind in ("news", "promotions"):
         return _campaign(notice, campaign)
     return None

@@ -42,6 +42,7 @@ MERGE_KEYS = {
     "new_messages": "messages",
     "new_conversations": "conversations",
     "like": "likes",
+    "photo_decisions": "photos",
 }
 # Items kept on a merged notice (the newest); `count` counts every event.
 NOTICE_ITEMS_KEPT = 5
@@ -126,9 +127,20 @@ def send_after_commit(notice_id: int, *, countdown: float = 0) -> None:
     """Queue the send task once the row is committed. A broker that is away loses
     nothing: the row waits in PostgreSQL for the sweep (tasks.notices_sweep)."""
 
+    # The schema the notice was written in: a decision taken from the operators' host
+    # (apps.moderation, inside tenant_context) commits after leaving the site's schema,
+    # and the task must carry the site's.
+    tenant = getattr(connection, "tenant", None)
+
     def queue() -> None:
         try:
-            task_queue(NOTICE_SEND_TASK, notice_id, countdown=countdown)
+            if tenant is not None and getattr(connection, "tenant", None) != tenant:
+                from django_tenants.utils import tenant_context
+
+                with tenant_context(tenant):
+                    task_queue(NOTICE_SEND_TASK, notice_id, countdown=countdown)
+            else:
+                task_queue(NOTICE_SEND_TASK, notice_id, countdown=countdown)
         except Exception:  # Redis away: the sweep sends it
             logger.warning("notice %s not queued; the sweep will send it", notice_id, exc_info=True)
 

@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django_countries.fields import CountryField
 
@@ -92,6 +93,11 @@ class Profile(models.Model):
     is_cam = models.BooleanField(_("cam entry"), default=False)
     is_resell = models.BooleanField(_("resell entry"), default=False)
     main_photo = models.ForeignKey("Photo", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    # A waiting photo the member chose as main photo while an approved one is main: others
+    # keep seeing the approved one until support approves this one, never "no photo".
+    main_photo_waiting = models.ForeignKey(
+        "Photo", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 
@@ -150,6 +156,23 @@ class PhotoRejectionReason(models.TextChoices):
     NOT_YOURS = "not_yours", _("Appears to be someone else's photo")
     OFFENSIVE = "offensive", _("Violent or offensive")
     OTHER = "other", _("Does not meet our photo rules")
+
+
+def photo_fix_hint(reason: str) -> str:
+    """How to fix a photo rejected for `reason` (a PhotoRejectionReason code), in the
+    active language: the notice (apps.notifications.content) and the in-site alert
+    (templatetags.profile_alerts) say the same."""
+    hints = {
+        "nudity": gettext("Choose a photo in which you are dressed."),
+        "no_face": gettext("Choose a photo in which your face is clearly visible."),
+        "not_person": gettext("Choose a photo of yourself."),
+        "quality": gettext("Choose a sharp, well-lit photo of at least 200 pixels on each side."),
+        "contact": gettext("Choose a photo without text, contact details or a watermark."),
+        "minor": gettext("Choose a photo that shows only you."),
+        "not_yours": gettext("Choose a photo that shows you and that you took or own."),
+        "offensive": gettext("Choose a friendly photo of yourself."),
+    }
+    return hints.get(reason, gettext("Choose a clear photo of yourself that follows our photo rules."))
 
 
 class Photo(models.Model):

@@ -1,7 +1,8 @@
 """Reads about profiles and photos."""
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, OuterRef, QuerySet, Subquery
+from django.utils.dateparse import parse_datetime
 
 from apps.common.storage import cdn_url
 from apps.profiles.models import Gender, Photo, PhotoStatus, Profile, ProfileStatus, Sexuality
@@ -92,7 +93,40 @@ def enable_push_alert_key(user, site: Site) -> str:
 def profile_photo_alert_shown(user) -> bool:
     """Spec §4: a logged-in member without an approved or waiting photo, who did not
     dismiss the alert, is asked to add one. One query."""
-    if not getattr(user, "is_authenticated", False) or "profile_photo" in (user.dismissals or {}):
-        return False
+    return photo_alerts(user)["add_photo"]
+
+
+def photo_alerts(user) -> dict:
+    """The photo alerts of a logged-in member, in one query: `add_photo` (spec §4: no
+    approved or waiting photo, the alert not dismissed) and `rejected`, the newest photo
+    support rejected since the member last dismissed that alert (a Photo with `pk` and
+    `rejection_reason`, or None). Remembered on the member object for the request."""
+    if not getattr(user, "is_authenticated", False):
+        return {"add_photo": False, "rejected": None}
+    cached = getattr(user, "_photo_alerts", None)
+    if cached is not None:
+        return cached
+    dismissals = user.dismissals or {}
     with_photo = Photo.objects.filter(profile_id=OuterRef("pk"), status__in=[PhotoStatus.ACTIVE, PhotoStatus.PENDING])
-    return Profile.objects.filter(user_id=user.pk).exclude(Exists(with_photo)).exists()
+    rejected = Photo.objects.filter(profile_id=OuterRef("pk"), status=PhotoStatus.REJECTED, decided_at__isnull=False)
+    since = parse_datetime(str(dismissals.get("photo_rejected") or ""))
+    if since is not None:
+        rejected = rejected.filter(decided_at__gt=since)
+    rejected = rejected.order_by("-decided_at", "-pk")
+    row = (
+        Profile.objects.filter(user_id=user.pk)
+        .annotate(
+            with_photo=Exists(with_photo),
+            rejected_id=Subquery(rejected.values("pk")[:1]),
+            rejected_reason=Subquery(rejected.values("rejection_reason")[:1]),
+        )
+        .values("with_photo", "rejected_id", "rejected_reason")
+        .first()
+    )
+    state = {"add_photo": False, "rejected": None}
+    if row is not None:
+        state["add_photo"] = not row["with_photo"] and "profile_photo" not in dismissals
+        if row["rejected_id"]:
+            state["rejected"] = Photo(pk=row["rejected_id"], rejection_reason=row["rejected_reason"] or "")
+    user._photo_alerts = state
+    return state

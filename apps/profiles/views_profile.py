@@ -111,6 +111,8 @@ def _context(request: HttpRequest, profile: Profile, *, values: dict, errors: di
     limit = photo_limit(request.user)
     return {
         "profile": profile,
+        # The member's own choice of main photo, also while it waits for approval.
+        "main_id": profile.main_photo_waiting_id or profile.main_photo_id,
         "form": _form_fields(request, values, errors),
         "form_error": _("Please check the fields marked in red.") if errors else "",
         "photos": photos,

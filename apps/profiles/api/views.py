@@ -110,12 +110,14 @@ def _photos_answer(request: Request, *, status: int = 200, **extra) -> Response:
     profile = Profile.objects.filter(user=request.user).first()
     if profile is None:
         raise ApplicationError("no_profile", _("You do not have a profile on this site."), status_code=404)
-    photos = [own_photo_payload(photo, main_id=profile.main_photo_id) for photo in own_photos(profile)]
+    # The member's own choice shows as main, also while it waits for approval.
+    main_id = profile.main_photo_waiting_id or profile.main_photo_id
+    photos = [own_photo_payload(photo, main_id=main_id) for photo in own_photos(profile)]
     return Response(
         {
             **extra,
             "photos": photos,
-            "main_photo": profile.main_photo_id,
+            "main_photo": main_id,
             "photo_count": photo_count(profile),
             "photo_limit": photo_limit(request.user),
         },

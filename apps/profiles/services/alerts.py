@@ -13,7 +13,9 @@ PROFILE_PHOTO = "profile_photo"
 ENABLE_PUSH = "enable_push"
 DISABLED_NOTIFICATIONS = "disabled_notifications"
 TIME_BONUS = "time_bonus"  # the time-bonus modal (apps.payments.discounts, spec §4)
-DISMISSIBLE_ALERTS = (PROFILE_PHOTO, ENABLE_PUSH, DISABLED_NOTIFICATIONS, TIME_BONUS)
+# A photo support rejected: dismissed until the next rejection (apps.profiles.selectors.photo_alerts).
+PHOTO_REJECTED = "photo_rejected"
+DISMISSIBLE_ALERTS = (PROFILE_PHOTO, ENABLE_PUSH, DISABLED_NOTIFICATIONS, TIME_BONUS, PHOTO_REJECTED)
 
 
 @transaction.atomic

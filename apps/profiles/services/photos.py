@@ -93,14 +93,19 @@ def photo_upload(*, site: Site, user: User, upload) -> Photo:
 
 @transaction.atomic
 def photo_set_main(*, user: User, photo_id) -> Photo:
-    """Make one of the member's own photos (not a rejected one) the main photo."""
+    """Make one of the member's own photos (not a rejected one) the main photo. A waiting
+    photo chosen while an approved one is main waits as `main_photo_waiting`: others see
+    the approved one until support approves it (photo_moderate), never "no photo"."""
     profile = _profile_for(user, lock=True)
     photo = _own_photo(profile, photo_id)
     if photo.status == PhotoStatus.REJECTED:
         raise ApplicationError("photo_rejected", _("A rejected photo cannot be your main photo."), status_code=409)
-    if profile.main_photo_id != photo.pk:
-        profile.main_photo = photo
-        profile.save(update_fields=["main_photo", "updated"])
+    main = Photo.objects.filter(pk=profile.main_photo_id).only("status").first() if profile.main_photo_id else None
+    if photo.status == PhotoStatus.PENDING and main is not None and main.status == PhotoStatus.ACTIVE:
+        profile.main_photo_waiting = photo
+    else:
+        profile.main_photo, profile.main_photo_waiting = photo, None
+    profile.save(update_fields=["main_photo", "main_photo_waiting", "updated"])
     return photo
 
 
@@ -121,7 +126,9 @@ def photo_delete(*, site: Site, user: User, photo_id) -> None:
     files = [photo.image.name, photo.thumb.name]
     was_main = profile.main_photo_id == photo.pk
     photo_id = photo.pk
-    photo.delete()
+    photo.delete()  # the database forgets it as the waiting main photo too (SET_NULL)
+    if profile.main_photo_waiting_id == photo_id:
+        profile.main_photo_waiting_id = None
     photo_review_drop(site=site, photo_id=photo_id)
     if was_main:
         _main_photo_replace(profile)
@@ -133,7 +140,9 @@ def _main_photo_replace(profile: Profile) -> None:
     remaining = Photo.objects.filter(profile=profile, status__in=[PhotoStatus.ACTIVE, PhotoStatus.PENDING])
     # Approved first ("active" < "pending"), then the oldest.
     profile.main_photo = remaining.order_by("status", "created", "pk").first()
-    profile.save(update_fields=["main_photo", "updated"])
+    if profile.main_photo_waiting_id == getattr(profile.main_photo, "pk", None):
+        profile.main_photo_waiting = None
+    profile.save(update_fields=["main_photo", "main_photo_waiting", "updated"])
 
 
 def photo_moderate(*, photo_id: int, approve: bool, reason: str = "") -> Photo | None:
@@ -152,9 +161,14 @@ def photo_moderate(*, photo_id: int, approve: bool, reason: str = "") -> Photo |
     photo.decided_at = timezone.now()
     photo.save(update_fields=["status", "rejection_reason", "decided_at"])
     main = profile.main_photo
-    if approve and (main is None or main.status != PhotoStatus.ACTIVE):
+    chosen = profile.main_photo_waiting_id == photo.pk
+    if chosen:  # the member's choice is decided: it becomes main if approved, else is forgotten
+        profile.main_photo_waiting = None
+    if approve and (chosen or main is None or main.status != PhotoStatus.ACTIVE):
         profile.main_photo = photo
-        profile.save(update_fields=["main_photo", "updated"])
+        profile.save(update_fields=["main_photo", "main_photo_waiting", "updated"])
     elif not approve and profile.main_photo_id == photo.pk:
         _main_photo_replace(profile)
+    elif chosen:
+        profile.save(update_fields=["main_photo_waiting", "updated"])
     return photo

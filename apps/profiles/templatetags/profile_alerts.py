@@ -3,7 +3,8 @@ photo and enable push: `{% load profile_alerts %}{% profile_photo_alert %}{% ena
 
 from django import template
 
-from apps.profiles.selectors import enable_push_alert_key, profile_photo_alert_shown
+from apps.profiles.models import PhotoRejectionReason, photo_fix_hint
+from apps.profiles.selectors import enable_push_alert_key, photo_alerts, profile_photo_alert_shown
 from apps.tenants.middleware import is_public
 
 register = template.Library()
@@ -21,6 +22,26 @@ def profile_photo_alert(context) -> dict:
     if show:
         alert_shown(request)
     return {"show": show}
+
+
+@register.inclusion_tag("profiles/partials/photo_rejected_alert.html", takes_context=True)
+def photo_rejected_alert(context) -> dict:
+    """A photo support rejected since the member last dismissed this alert: the reason
+    in the member's language and how to fix it, with a link to their photos (the e-mail
+    and push say the same, under the member's preferences). Not on /profile itself, where
+    each photo shows its reason."""
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    match = getattr(request, "resolver_match", None)
+    if user is None or (match is not None and match.url_name == "profile"):
+        return {"photo": None}
+    photo = photo_alerts(user)["rejected"]
+    if photo is None:
+        return {"photo": None}
+    alert_shown(request)
+    reason = photo.rejection_reason or PhotoRejectionReason.OTHER
+    label = PhotoRejectionReason(reason).label if reason in PhotoRejectionReason.values else ""
+    return {"photo": photo, "reason": label or PhotoRejectionReason.OTHER.label, "hint": photo_fix_hint(reason)}
 
 
 def alert_shown(request) -> None:
