@@ -31,7 +31,7 @@ def _media_in_tmp(tmp_path, settings):
 
 @pytest.fixture(autouse=True)
 def _commits(django_capture_on_commit_callbacks):
-    global _on_commit  # noqa: PLW0603
+    global _on_commit
     _on_commit = django_capture_on_commit_callbacks
 
 
