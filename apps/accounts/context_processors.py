@@ -11,6 +11,7 @@ from apps.accounts.selectors import (
     member_totals,
     user_payload,
 )
+from apps.accounts.time_zone import COOKIE as TIME_ZONE_COOKIE
 from apps.accounts.tracking import consent, tracking_from_request
 from apps.payments.discounts import time_bonus_island_props, time_bonus_page_state
 from apps.tenants.middleware import is_public
@@ -49,6 +50,7 @@ def _member(request: HttpRequest) -> dict:
             "credits_badge": credits_badge(totals["credits"]),
         },
         "activation_reminder": activation_reminder(request=request),
+        "time_zone_cookie": TIME_ZONE_COOKIE,  # the member's pages report the browser's zone
     }
 
 

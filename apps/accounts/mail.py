@@ -4,10 +4,11 @@ which sends it from Celery (retries are safe: the task only sends)."""
 
 from django.conf import settings
 from django.template.loader import render_to_string
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.html import strip_tags
 
 from apps.accounts.models import User
+from apps.accounts.time_zone import member_zone
 
 # Up to the notifications' outbox, their bottom: the mail is recorded there; delivery is never imported.
 from apps.notifications.outbox import account_mail_queue
@@ -54,6 +55,8 @@ def mail_send_later(*, template_prefix: str, email: str, context: dict, language
     away at commit loses no activation mail; a staff mail is queued after commit."""
     user = context.get("user")
     language = language or getattr(user, "language", None)
-    subject, text, html = mail_render(template_prefix=template_prefix, context=context, language=language)
+    # Dates and times in the member's zone (a staff member's or a visitor's mail: UTC).
+    with timezone.override(member_zone(user)):
+        subject, text, html = mail_render(template_prefix=template_prefix, context=context, language=language)
     member = user if isinstance(user, User) and user.pk and _mail_site() is not None else None
     account_mail_queue(user=member, email=email, subject=subject, text=text, html=html, sender=sender_address())

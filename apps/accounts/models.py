@@ -64,6 +64,9 @@ class User(AbstractUser):
     email = models.EmailField(_("e-mail address"), blank=True)
     date_of_birth = models.DateField(_("date of birth"), null=True, blank=True)
     language = models.CharField(_("language"), max_length=5, default="en")
+    # The browser's IANA time zone ("Europe/Berlin"), kept from the member's pages
+    # (apps.accounts.time_zone); "" until a page reported it: UTC then.
+    time_zone = models.CharField(_("time zone"), max_length=64, blank=True)
     country = CountryField(_("country"), blank=True)
     status = models.CharField(_("status"), max_length=20, choices=UserStatus.choices, default=UserStatus.ACTIVE)
     invisible = models.BooleanField(_("invisible mode"), default=False)

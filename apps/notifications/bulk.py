@@ -20,6 +20,7 @@ from django.db.models import F
 from django.utils import timezone, translation
 
 from apps.accounts.models import MAIL_STOPPED_BY, PushSubscription, User
+from apps.accounts.time_zone import member_zone
 from apps.notifications.models import Channel, Notice, NoticeState
 from apps.notifications.sending import (
     FINISH_FIELDS,
@@ -48,6 +49,7 @@ MEMBER_FIELDS = [
         "status",
         "is_active",
         "language",
+        "time_zone",
         "email_notifications",
         "push_notifications",
         "email_disabled_reason",
@@ -161,7 +163,8 @@ def notices_send_batch(*, first_id: int, last_id: int, campaign=None) -> dict[st
     ):
         with translation.override(language):
             for notice in group:
-                outcome = _prepare(notice, campaign, devices)
+                with timezone.override(member_zone(notice.user)):
+                    outcome = _prepare(notice, campaign, devices)
                 if isinstance(outcome, PushJob):
                     jobs.append(outcome)
                 elif outcome:

@@ -25,6 +25,7 @@ from django.db.models import F
 from django.utils import timezone, translation
 
 from apps.accounts.models import MAIL_STOPPED_BY, PushSubscription, UserStatus
+from apps.accounts.time_zone import member_zone
 from apps.notifications.content import Content, notice_content
 from apps.notifications.mailing import account_mail, notice_mail, site_url
 from apps.notifications.models import ACCOUNT_MAIL, Channel, Notice, NoticeState
@@ -121,7 +122,7 @@ def notice_deliver(notice: Notice, *, campaign=None, subscriptions: list | None 
     if refused:
         return refused
     user = notice.user
-    with translation.override(user.language or "en"):
+    with translation.override(user.language or "en"), timezone.override(member_zone(user)):
         if notice.channel == Channel.EMAIL:
             return _deliver_email(notice, campaign=campaign)
         return _deliver_push(notice, campaign=campaign, subscriptions=subscriptions)

@@ -211,6 +211,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "apps.common.middleware.ApiCsrfTokenMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # A member's pages in the member's time zone, the browser's kept on the account.
+    "apps.accounts.time_zone.MemberTimeZoneMiddleware",
     # request.user.is_verified() for staff on the operators' host (django-otp).
     "apps.accounts.staff_otp.StaffOTPMiddleware",
     "allauth.account.middleware.AccountMiddleware",

@@ -13,12 +13,14 @@
  * - The activation reminder (base/activationReminder.ts), which only members get: its modal
  *   shown on load (the base entry has started loading Bootstrap's modal for it), and the
  *   "send the e-mail again" buttons.
+ * - The browser's time zone, kept on the account (base/timeZone.ts).
  */
 import { syncPushState } from "../lib/pushSubscription";
 import { startRealtime } from "../lib/realtime";
 import { startRefresh } from "../lib/refresh";
 import { autoshowModals, installResendConfirmation } from "./activationReminder";
 import { installEnablePushAlert } from "./enablePush";
+import { keepTimeZone } from "./timeZone";
 
 export { startRefresh };
 // What islands use once a member is logged in, through this module: the likes count after a
@@ -28,6 +30,8 @@ export { subscribeToPush } from "../lib/pushSubscription";
 
 /** A member was logged in when the page loaded. */
 export function startMember(): void {
+  // The browser's time zone for the server's dates, mails and pushes (base/timeZone.ts).
+  keepTimeZone();
   // After 5 s, then every 60 s (5 min with push), paused while the page is hidden. Whether
   // this browser is subscribed to push already is looked up without asking or registering.
   startRefresh();

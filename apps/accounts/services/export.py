@@ -89,6 +89,7 @@ def account_section(user: User) -> tuple[str, dict]:
         "name": user.username,
         "date_of_birth": _plain(user.date_of_birth),
         "language": user.language,
+        "time_zone": user.time_zone or None,
         "country": _plain(user.country),
         "status": user.status,
         "signup_date": _plain(user.date_joined),
