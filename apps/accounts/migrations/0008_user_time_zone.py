@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("accounts", "0006_staff_enrolment_link"),
+        ("accounts", "0007_photo_decisions_notices"),
     ]
 
     operations = [
