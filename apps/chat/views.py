@@ -29,6 +29,7 @@ from apps.chat.services import conversation_open, conversation_opened
 from apps.common.exceptions import ApplicationError
 from apps.common.locale import locale_tag
 from apps.common.media import media_file_response, media_path_check
+from apps.profiles.models import ComplaintReason
 from apps.tenants.models import Gift
 
 
@@ -80,6 +81,15 @@ def chat_strings() -> dict:
         "noGifts": _("There are no gifts right now."),
         "closed": _("This conversation is no longer available."),
         "fictional": _("Fictional profile"),
+        "report": _("Report"),
+        "reportMessage": _("Report this message"),
+        "reportConversation": _("Report {name}"),
+        "reportReason": _("Why are you reporting this?"),
+        "reportChooseReason": _("Choose a reason."),
+        "reportText": _("What happened? (optional)"),
+        "reportBlock": _("Also block {name}"),
+        "reportSend": _("Send report"),
+        "reportDone": _("Thank you. We have received your report and will look into it."),
     }
 
 
@@ -115,6 +125,7 @@ def _props(request: HttpRequest, *, view: str, history: dict | None = None) -> d
         "costLabels": {kind: _credits_label(cost) for kind, cost in costs.items()},
         "openers": icebreaker_openers(),
         "openGifts": request.GET.get("gift") == "1",
+        "reportReasons": [[value, str(label)] for value, label in ComplaintReason.choices],
         "locale": locale_tag(request),  # the member's language and country ("en-GB"): message times
         "urls": {
             "chats": reverse("chats"),

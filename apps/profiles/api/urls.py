@@ -23,3 +23,8 @@ urlpatterns += [path("search.php", SearchApi.as_view(), name="api-search")]
 from apps.profiles.api.blocks import BlockApi  # noqa: E402
 
 urlpatterns += [path("block.php", BlockApi.as_view(), name="api-block")]
+
+# Reporting a message or a conversation from the chat.
+from apps.profiles.api.report import ReportApi  # noqa: E402
+
+urlpatterns += [path("report.php", ReportApi.as_view(), name="api-report")]

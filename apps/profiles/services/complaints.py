@@ -10,12 +10,13 @@ from django.http import HttpRequest
 from django.utils.translation import gettext as _
 
 # Up to chat: a complaint may name the chat message it is about.
-from apps.chat.models import Message
+from apps.chat.models import Message, Participant
 from apps.common.exceptions import ApplicationError
 
 # Up to moderation: a complaint and its case row are committed in one transaction.
 from apps.moderation.index import complaint_case_sync
-from apps.profiles.models import Complaint, ComplaintReason, Photo, PhotoStatus, Profile
+from apps.profiles.models import Block, Complaint, ComplaintReason, Photo, PhotoStatus, Profile
+from apps.profiles.services.blocks import block_create
 from apps.profiles.visibility import profiles_visible_to
 
 COMPLAINT_MAX_LENGTH = 5000
@@ -119,6 +120,7 @@ def complaint_create(
     profile_id: int | None = None,
     photo_id: int | None = None,
     message_id: int | None = None,
+    text_required: bool = True,
 ) -> Complaint:
     """Store a complaint from a member or a visitor (`reporter` may be anonymous) on the
     request's site. Members who leave the address out are answered at their account's
@@ -126,13 +128,17 @@ def complaint_create(
     anything is stored or counted; rate-limited per IP address after that. `photo_id`
     and `message_id` name the photo or the message complained about (the profile follows
     from them when not given); an id the reporter may not name is an input error. The
-    complaint enters support's queue (apps.moderation) in the same transaction."""
+    complaint enters support's queue (apps.moderation) in the same transaction. A report
+    from the chat (`message_report`) may leave the text out (`text_required` False): the
+    message it names says what happened."""
     member = reporter if getattr(reporter, "is_authenticated", False) else None
     errors: dict[str, list[str]] = {}
     if reason not in ComplaintReason.values:
         errors["reason"] = [_("Choose a reason.")]
     text = (text or "").strip()
-    if not text:
+    if "\x00" in text:
+        errors["text"] = [_("Your complaint contains characters that are not allowed.")]
+    elif not text and text_required:
         errors["text"] = [_("Describe your complaint.")]
     elif len(text) > COMPLAINT_MAX_LENGTH:
         errors["text"] = [_("Your complaint may be at most %(max)s characters long.") % {"max": COMPLAINT_MAX_LENGTH}]
@@ -166,4 +172,75 @@ def complaint_create(
             reporter=member, profile=subject.about, photo=photo, message=message, reason=reason, text=text, email=email
         )
         complaint_case_sync(site=request.site, complaint=complaint)
+    return complaint
+
+
+def _report_not_found(field: str) -> ApplicationError:
+    message = _("This message could not be found.") if field == "message" else _("This conversation does not exist.")
+    return ApplicationError("not_found", message, status_code=404, extra={"fields": {field: [message]}})
+
+
+def message_report(
+    *,
+    request: HttpRequest,
+    reporter,
+    reason: str,
+    text: str = "",
+    message_id: int | None = None,
+    conversation_id: int | None = None,
+    block: bool = False,
+) -> Complaint:
+    """A member reports a message they received, or a whole conversation, from the chat.
+    The complaint names the message (for a conversation: the newest one the other member
+    sent in it that the reporter may see, if any) and the other member's profile, so the
+    complaints queue shows the message and the few around it. Only a conversation the
+    reporter takes part in and only a message the other member sent are found (404
+    otherwise, the same answer for a foreign id as for an unknown one). `block` also
+    blocks the other member, in the same transaction: nothing is stored when either
+    fails. The text is optional; the complaint is answered at the account's address."""
+    if not getattr(reporter, "is_authenticated", False):
+        raise ApplicationError("authentication_required", _("Log in or sign up to chat."), status_code=403)
+    message_id, conversation_id = _id_or_none(message_id), _id_or_none(conversation_id)
+    if message_id:
+        message = complaint_message(reporter=reporter, message_id=message_id, profile=None)
+        if message is None:
+            raise _report_not_found("message")
+        about_id = message.sender_profile_id
+    elif conversation_id:
+        mine = (
+            Participant.objects.filter(conversation_id=conversation_id, user_id=reporter.pk)
+            .values("other_profile_id", "cleared_up_to")
+            .first()
+        )
+        if mine is None:
+            raise _report_not_found("conversation")
+        about_id = mine["other_profile_id"]
+        message = (
+            Message.objects.filter(
+                conversation_id=conversation_id, sender_profile_id=about_id, held=False, pk__gt=mine["cleared_up_to"]
+            )
+            .order_by("-pk")
+            .first()
+        )
+    else:
+        raise _report_not_found("message")
+    # The other member's profile, if others may still see it (else the message alone names them).
+    profile_id = about_id if complaint_profile(reporter=reporter, profile_id=about_id) is not None else None
+    with transaction.atomic():
+        complaint = complaint_create(
+            request=request,
+            reporter=reporter,
+            reason=reason,
+            text=text,
+            email="",
+            profile_id=profile_id,
+            message_id=message.pk if message is not None else None,
+            text_required=False,
+        )
+        if (
+            block
+            and complaint.profile_id
+            and not Block.objects.filter(blocker_id=reporter.pk, blocked_id=complaint.profile_id).exists()
+        ):
+            block_create(user=reporter, profile_id=complaint.profile_id)
     return complaint

@@ -24,6 +24,7 @@ import { appStore, useStore, type AppState } from "../../lib/store";
 import { Avatar } from "./ChatList";
 import { fill, messageTime, tickState, withId } from "./format";
 import { useCallback, useEffect, useRef, useState } from "./react";
+import type { ReportTarget } from "./ConversationDialogs";
 import { API, type ChatProfile, type ChatProps, type Gift, type History, type ShownMessage } from "./types";
 import { useAnnouncement } from "./useAnnouncement";
 import { useConversationTransport, type SendItem } from "./useConversationTransport";
@@ -87,7 +88,18 @@ function Ticks({ message, strings }: { message: ShownMessage; strings: Record<st
   );
 }
 
-function Bubble({ message, strings, locale }: { message: ShownMessage; strings: Record<string, string>; locale: string }) {
+function Bubble({
+  message,
+  strings,
+  locale,
+  onReport,
+}: {
+  message: ShownMessage;
+  strings: Record<string, string>;
+  locale: string;
+  /** Report this message (incoming messages only). */
+  onReport?: (message: ShownMessage) => void;
+}) {
   return (
     <li
       className={`chat-message ${message.mine ? "chat-message-mine" : "chat-message-theirs"} chat-message-${message.kind}`}
@@ -130,6 +142,20 @@ function Bubble({ message, strings, locale }: { message: ShownMessage; strings: 
           {message.mine && <Ticks message={message} strings={strings} />}
         </span>
       </div>
+      {onReport && (
+        <button
+          type="button"
+          className="btn btn-link btn-sm chat-report-link"
+          aria-label={strings.reportMessage}
+          title={strings.reportMessage}
+          onPointerEnter={loadDialogs}
+          onFocus={loadDialogs}
+          onClick={() => onReport(message)}
+          data-testid="message-report"
+        >
+          {strings.report}
+        </button>
+      )}
     </li>
   );
 }
@@ -138,12 +164,14 @@ interface HeaderProps extends Pick<ConversationProps, "credits" | "strings" | "u
   profile: ChatProfile;
   /** The other is typing (the line under the name says it). */
   typing: boolean;
+  /** Report the conversation. */
+  onReport: () => void;
 }
 
 /** The top bar: back to the list, the other profile (photo, name, and "… is typing" or
  * "fictional"), and the coins badge linking to the credits (the store's count, kept current by
  * the answers and the live events, else the page's). */
-function Header({ profile, typing, credits: pageCredits, strings, urls, onBack }: HeaderProps) {
+function Header({ profile, typing, credits: pageCredits, strings, urls, onBack, onReport }: HeaderProps) {
   const credits = useStore(appStore, selectCredits) ?? pageCredits;
   return (
     <header className="chat-header d-flex align-items-center gap-2 px-2 py-2">
@@ -178,6 +206,20 @@ function Header({ profile, typing, credits: pageCredits, strings, urls, onBack }
           )}
         </span>
       </a>
+      <button
+        type="button"
+        className="btn btn-link chat-tool chat-report-conversation px-2"
+        aria-label={fill(strings.reportConversation, { name: profile.name })}
+        title={fill(strings.reportConversation, { name: profile.name })}
+        onPointerEnter={loadDialogs}
+        onFocus={loadDialogs}
+        onClick={onReport}
+        data-testid="chat-report-conversation"
+      >
+        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="18" height="18" fill="currentColor" aria-hidden="true">
+          <path d="M14.778.085A.5.5 0 0 1 15 .5V8a.5.5 0 0 1-.314.464L14.5 8l.186.464-.003.001-.006.003-.023.009a12 12 0 0 1-.397.15c-.264.095-.631.223-1.047.35-.816.252-1.879.523-2.71.523-.847 0-1.548-.28-2.158-.525l-.028-.01C7.68 8.71 7.14 8.5 6.5 8.5c-.7 0-1.638.23-2.437.477A20 20 0 0 0 3 9.342V15.5a.5.5 0 0 1-1 0V.5a.5.5 0 0 1 1 0v.282c.226-.079.496-.17.79-.26C4.606.272 5.67 0 6.5 0c.84 0 1.524.277 2.121.519l.043.018C9.286.788 9.828 1 10.5 1c.7 0 1.638-.23 2.437-.477a20 20 0 0 0 1.349-.476l.019-.007.004-.002h.001M14 1.221c-.22.078-.48.167-.766.255-.81.252-1.872.523-2.734.523-.886 0-1.592-.286-2.203-.534l-.008-.003C7.662 1.21 7.139 1 6.5 1c-.669 0-1.606.229-2.415.478A21 21 0 0 0 3 1.845v6.433c.22-.078.48-.167.766-.255C4.576 7.77 5.638 7.5 6.5 7.5c.847 0 1.548.28 2.158.525l.028.01C9.32 8.29 9.86 8.5 10.5 8.5c.668 0 1.606-.229 2.415-.478A21 21 0 0 0 14 7.655V1.222z" />
+        </svg>
+      </button>
       <a
         className={`chat-coins badge rounded-pill ${credits <= 0 ? "text-bg-danger" : "text-bg-light"}`}
         href={urls.credits}
@@ -219,12 +261,15 @@ export function Conversation(props: ConversationProps) {
     return offer;
   });
   const [giftsOpen, setGiftsOpen] = useState(Boolean(props.openGifts));
+  const [report, setReport] = useState<ReportTarget | null>(null);
+  const [reportOpen, setReportOpen] = useState(false);
+  const [blockedHere, setBlockedHere] = useState(false);
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const fileRef = useRef<HTMLInputElement>(null);
 
   const markRead = useReadMarks(conversationId, realtime);
   const [typingUntil, stopTyping, typed] = useTyping(realtime, conversationId);
-  const [messages, hasOlder, closed, offline, send] = useConversationTransport(props.history, realtime, {
+  const [messages, hasOlder, closedByEvent, offline, send] = useConversationTransport(props.history, realtime, {
     unread: markRead,
     incoming: stopTyping,
     failed: (item, err) => {
@@ -238,6 +283,8 @@ export function Conversation(props: ConversationProps) {
       else setAlert({ kind: "error", message: err instanceof ApiError ? err.message : strings.error });
     },
   });
+  // Blocked from the report dialog: closed at once, also before (or without) the live event.
+  const closed = closedByEvent || blockedHere;
   const [listRef, onListScroll, pin] = useScrollPinning<HTMLDivElement>([messages, typingUntil], hasOlder);
   const announcement = useAnnouncement(messages, strings);
 
@@ -286,7 +333,11 @@ export function Conversation(props: ConversationProps) {
     setGiftsOpen(false);
     setAlert({ kind: "error", message });
   }, []);
-  const dialogs = useDialogs((icebreaker || giftsOpen) && !closed);
+  const dialogs = useDialogs(((icebreaker || giftsOpen) && !closed) || reportOpen);
+  const reportMessage = useCallback((message: ShownMessage) => {
+    setReport({ message: message.id, excerpt: message.text ?? "" });
+    setReportOpen(true);
+  }, []);
 
   const length = draft.length;
   const showCounter = length >= Math.floor(messageLength * COUNTER_FROM);
@@ -294,7 +345,15 @@ export function Conversation(props: ConversationProps) {
 
   return (
     <section className="chat-conversation" data-testid="chat-conversation" data-conversation={conversationId}>
-      <Header {...props} profile={profile} typing={typing} />
+      <Header
+        {...props}
+        profile={profile}
+        typing={typing}
+        onReport={() => {
+          setReport({ conversation: conversationId });
+          setReportOpen(true);
+        }}
+      />
 
       <div className="visually-hidden" role="status" data-testid="chat-typing-status">
         {typing ? fill(strings.typing, { name: profile.name }) : ""}
@@ -311,7 +370,13 @@ export function Conversation(props: ConversationProps) {
         )}
         <ol className="list-unstyled mb-0 px-2 py-2">
           {messages.map((message) => (
-            <Bubble key={message.client_id && message.mine ? message.client_id : `id-${message.id}`} message={message} strings={strings} locale={props.locale} />
+            <Bubble
+              key={message.client_id && message.mine ? message.client_id : `id-${message.id}`}
+              message={message}
+              strings={strings}
+              locale={props.locale}
+              onReport={!message.mine && message.id > 0 && !message.local ? reportMessage : undefined}
+            />
           ))}
         </ol>
         {typing && (
@@ -456,6 +521,15 @@ export function Conversation(props: ConversationProps) {
             onError={giftsFailed}
             url={API.gifts}
             title={`${strings.giftsTitle} (${costLabels.gift})`}
+            strings={strings}
+          />
+          <dialogs.ReportDialog
+            open={reportOpen}
+            onClose={() => setReportOpen(false)}
+            onBlocked={() => setBlockedHere(true)}
+            target={report}
+            name={profile.name}
+            reasons={props.reportReasons ?? []}
             strings={strings}
           />
         </>

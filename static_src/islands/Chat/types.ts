@@ -95,6 +95,8 @@ export interface ChatProps extends IslandProps {
   costLabels: Record<MessageKind, string>;
   openers: string[];
   openGifts?: boolean;
+  /** The reasons a message or conversation may be reported for: [value, label]. */
+  reportReasons?: [string, string][];
   /** The member's locale, language and country ("en-GB", apps.common.locale.locale_tag): message times. */
   locale: string;
   urls: ChatUrls;
@@ -106,4 +108,5 @@ export const API = {
   read: "/api/chat-read.php",
   message: "/api/message.php",
   gifts: "/api/gifts.php",
+  report: "/api/report.php",
 };

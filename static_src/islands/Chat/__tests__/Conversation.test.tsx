@@ -469,3 +469,64 @@ describe("Conversation, accessibility", () => {
     expect(document.activeElement).toBe(button);
   });
 });
+
+describe("Conversation, report a message", () => {
+  function reportApi(answer: () => Response): Call[] {
+    return fakeApi((call) => {
+      if (call.path === "/api/report.php") return answer();
+      if (call.path === "/api/chat-read.php") return json(200, { num_unread_messages: 0, unread_total: 0 });
+      if (call.path === "/api/chats.php") return json(200, { chats: [] });
+      return undefined;
+    });
+  }
+
+  it("offers Report on incoming messages only, and sends the reason, text and block", async () => {
+    const calls = reportApi(() => json(201, { complaint: 7, blocked: true, message: "ok" }));
+    renderChat();
+    await act(async () => {
+      await loadDialogs();
+    });
+    const buttons = screen.getAllByTestId("message-report");
+    expect(buttons).toHaveLength(1); // "Hi there" from Anna; not our own "Hello Anna"
+    expect(buttons[0].getAttribute("aria-label")).toBe("Report this message");
+    buttons[0].focus();
+    fireEvent.click(buttons[0]);
+    const dialog = screen.getByTestId("chat-report");
+    expect(document.getElementById(dialog.getAttribute("aria-labelledby")!)!.textContent).toContain("Report this message");
+    expect(within(dialog).getByTestId("chat-report-excerpt").textContent).toBe("Hi there");
+    // No reason chosen: said in the dialog, nothing sent.
+    fireEvent.click(within(dialog).getByTestId("chat-report-send"));
+    expect(within(dialog).getByRole("alert").textContent).toBe("Choose a reason.");
+    fireEvent.click(within(dialog).getByLabelText("Asks for money or is a scam"));
+    fireEvent.change(within(dialog).getByLabelText("What happened? (optional)"), { target: { value: "Wants money" } });
+    fireEvent.click(within(dialog).getByLabelText("Also block Anna"));
+    fireEvent.click(within(dialog).getByTestId("chat-report-send"));
+    await settle();
+    const sent = calls.filter((call) => call.path === "/api/report.php");
+    expect(sent.map((call) => call.body)).toEqual([{ message: 1, reason: "scam", text: "Wants money", block: true }]);
+    expect(within(dialog).getByTestId("chat-report-done").textContent).toContain("received your report");
+    // Blocked: the conversation closes at once.
+    expect(screen.getByTestId("chat-closed")).toBeTruthy();
+    fireEvent.click(within(dialog).getByTestId("chat-report-close"));
+    expect(screen.queryByTestId("chat-report")).toBeNull();
+    expect(document.activeElement).toBe(buttons[0]);
+  });
+
+  it("reports the conversation from the top bar and shows the server's error", async () => {
+    const calls = reportApi(() => apiError(429, "too_many_complaints", "Too many complaints sent, please try again later."));
+    renderChat();
+    await act(async () => {
+      await loadDialogs();
+    });
+    fireEvent.click(screen.getByRole("button", { name: "Report Anna" }));
+    const dialog = screen.getByTestId("chat-report");
+    fireEvent.click(within(dialog).getByLabelText("Fake profile"));
+    fireEvent.click(within(dialog).getByTestId("chat-report-send"));
+    await settle();
+    expect(calls.filter((call) => call.path === "/api/report.php").map((call) => call.body)).toEqual([
+      { conversation: CONVERSATION, reason: "fake", text: "", block: false },
+    ]);
+    expect(within(dialog).getByTestId("chat-report-error").textContent).toBe("Too many complaints sent, please try again later.");
+    expect(screen.queryByTestId("chat-closed")).toBeNull();
+  });
+});

@@ -54,7 +54,23 @@ export const strings: Record<string, string> = {
   noGifts: "There are no gifts right now.",
   closed: "This conversation is no longer available.",
   fictional: "Fictional profile",
+  report: "Report",
+  reportMessage: "Report this message",
+  reportConversation: "Report {name}",
+  reportReason: "Why are you reporting this?",
+  reportChooseReason: "Choose a reason.",
+  reportText: "What happened? (optional)",
+  reportBlock: "Also block {name}",
+  reportSend: "Send report",
+  reportDone: "Thank you. We have received your report and will look into it.",
 };
+
+/** apps.profiles.models.ComplaintReason (English). */
+export const reportReasons: [string, string][] = [
+  ["fake", "Fake profile"],
+  ["harassment", "Harassment or insults"],
+  ["scam", "Asks for money or is a scam"],
+];
 
 export const openers = [
   "Hi {name}! How is your day going?",
@@ -140,6 +156,7 @@ export function chatProps(extra: Partial<ChatProps> = {}): ChatProps {
     costLabels: { text: "1 credit", photo: "3 credits", gift: "5 credits" },
     openers,
     openGifts: false,
+    reportReasons,
     locale: "en-GB",
     urls,
     strings,
