@@ -12,3 +12,10 @@ sessions_ended = Signal()
 # `by`, `event`, `cause` and `expires` inside the transaction that made the change; the
 # audit trail records it (apps.support), so that a failed record undoes the change.
 staff_second_step = Signal()
+
+# A visitor arrived with tracking parameters (or a lander's `lb`) on a site's page; sent
+# with `request` and `data` (what the tracking cookie keeps from now on: the parameters
+# and the lander) by the tracking middleware, before its redirect. The conversion
+# reports count it as a visit (apps.conversions). Not sent for an arrival whose redirect
+# the page cache answers (apps.common.page_cache, on the ASGI side).
+tracking_arrived = Signal()

@@ -25,6 +25,7 @@ from django.core import signing
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 
 from apps.accounts.models import SignupTracking
+from apps.accounts.signals import tracking_arrived
 from apps.common import page_cache
 from apps.landers import keys as landers
 
@@ -176,5 +177,7 @@ class TrackingMiddleware:
             # Other visitors of this page arriving so get the redirect from the cache,
             # each with their own tracking cookie.
             page_cache.offer_arrival(request)
+            found = {key: request.GET[key][:VALUE_MAX_LENGTH] for key in PARAMS if request.GET.get(key)}
+            tracking_arrived.send(sender=TrackingMiddleware, request=request, data={**_cookie_data(request), **found})
             return response
         return self.get_response(request)

@@ -39,7 +39,6 @@ import contextlib
 import json
 import logging
 import os
-import socket
 import threading
 import time
 from concurrent.futures import Future
@@ -48,11 +47,11 @@ from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit
 
 import aiohttp
-from aiohttp.abc import AbstractResolver, ResolveResult
 from django.conf import settings
 from pywebpush import WebPusher, WebPushException
 
-from apps.accounts.services.push import address_public, push_endpoint_origin
+from apps.accounts.services.push import ENDPOINT_MAX_LENGTH
+from apps.common.outbound import VettedResolver, refused_by_us, url_refusal
 from apps.common.vapid import vapid_headers
 
 logger = logging.getLogger(__name__)
@@ -73,79 +72,14 @@ class PushAnswer:
     retry_after: int = 0  # seconds the push service asked us to wait
 
 
-class EndpointRefused(OSError):
-    """An endpoint (or an address of its host) the sender does not connect to."""
-
-
 class AnswerTooLarge(OSError):
     """The push service's answer is larger than any push service's answer."""
 
 
 def endpoint_refusal(endpoint: str, *, checked: bool) -> str:
-    """Why the sender does not post to `endpoint` ("" when it may), from the URL alone:
-    https on port 443 with a host name or a public address (checked), or any http(s)
-    URL (PUSH_ENDPOINT_CHECK off)."""
-    if not checked:
-        try:
-            parts = urlsplit(endpoint)
-            parts.port  # noqa: B018 - raises ValueError for a port out of range
-        except ValueError:
-            return "not a URL"
-        return "" if parts.scheme in ("http", "https") and parts.hostname else "not an http(s) URL"
-    host = push_endpoint_origin(endpoint)
-    if host is None:
-        return "not an https URL on port 443"
-    try:
-        literal = socket.inet_pton(socket.AF_INET6 if ":" in host else socket.AF_INET, host)
-    except OSError:
-        literal = None
-    # An address in the URL is connected to without a lookup: it is checked here.
-    if literal is not None and not address_public(host):
-        return f"{host} is not a public address"
-    if literal is None and _numeric_host(host):
-        return f"{host} is not a canonical address"
-    return ""
-
-
-def _numeric_host(host: str) -> bool:
-    """A host made of digits and dots only (2130706433, 127.1, 0x7f.1): old IPv4 forms
-    the resolver would turn into an address; never a push service's name."""
-    return host.replace(".", "").isdigit() or host.lower().startswith("0x")
-
-
-class VettedResolver(AbstractResolver):
-    """The sender's DNS: one lookup for each connection it opens; the connection goes to
-    one of the addresses returned here, so every one of them is checked, and an answer
-    with any address that is not public refuses the host (checked). The lookup runs in
-    the loop's executor, the blocking getaddrinfo of the system."""
-
-    def __init__(self, *, checked: bool) -> None:
-        self.checked = checked
-
-    async def resolve(self, host: str, port: int = 0, family: int = socket.AF_UNSPEC) -> list[ResolveResult]:
-        loop = asyncio.get_running_loop()
-        found = await loop.run_in_executor(None, socket.getaddrinfo, host, port, family, socket.SOCK_STREAM)
-        results: list[ResolveResult] = []
-        for address_family, _type, proto, _name, sockaddr in found:
-            address = sockaddr[0]
-            if self.checked and not address_public(address):
-                raise EndpointRefused(f"{host} has the address {address}, which is not public")
-            results.append(
-                ResolveResult(
-                    hostname=host,
-                    host=address,
-                    port=sockaddr[1],
-                    family=address_family,
-                    proto=proto,
-                    flags=socket.AI_NUMERICHOST | socket.AI_NUMERICSERV,
-                )
-            )
-        if not results:
-            raise OSError(f"{host} has no address")
-        return results
-
-    async def close(self) -> None:
-        pass
+    """Why the sender does not post to `endpoint` ("" when it may), from the URL alone
+    (apps.common.outbound.url_refusal)."""
+    return url_refusal(endpoint, checked=checked, max_length=ENDPOINT_MAX_LENGTH)
 
 
 async def _read_bounded(response: aiohttp.ClientResponse) -> str:
@@ -268,17 +202,6 @@ class _Push:
     headers: dict
 
 
-def _refused_by_us(error: BaseException) -> EndpointRefused | None:
-    """The EndpointRefused behind an error aiohttp wrapped (the resolver's), if any."""
-    seen = 0
-    while error is not None and seen < 5:
-        if isinstance(error, EndpointRefused):
-            return error
-        error = getattr(error, "os_error", None) or error.__cause__
-        seen += 1
-    return None
-
-
 def _answer(host: str, status: int, retry_after: str, text: str) -> PushAnswer:
     """What a push service's answer means for the subscription."""
     if status in (200, 201, 202):
@@ -298,7 +221,7 @@ def _failure(host: str, error: BaseException) -> PushAnswer:
     if isinstance(error, (WebPushException, ValueError)):
         logger.warning("push to %s refused: %s", host, error)
         return PushAnswer(REFUSED, 0)
-    refused = _refused_by_us(error)
+    refused = refused_by_us(error)
     if refused is not None:
         logger.warning("push endpoint %s refused: %s", host, refused)
         return PushAnswer(REFUSED, 0)

@@ -48,6 +48,7 @@ from apps.payments.models import (
     Sequence,
 )
 from apps.payments.selectors import discounted, package_offered, payment_country, payment_methods
+from apps.payments.signals import payment_changed
 from apps.tenants.current import current_site
 from apps.tenants.models import Site
 
@@ -358,6 +359,7 @@ def _apply(*, payment_id: int, provider: ProviderPayment) -> Payment:
         elif STATUS_RANK[new_status] > STATUS_RANK[payment.status]:
             payment.status = became = new_status
             fields.add("status")
+        refunded_before = payment.amount_refunded
         if provider.amount_refunded > payment.amount_refunded:
             payment.amount_refunded = provider.amount_refunded
             fields.add("amount_refunded")
@@ -380,6 +382,17 @@ def _apply(*, payment_id: int, provider: ProviderPayment) -> Payment:
             fields |= _take_back_due(payment=payment, user=user)
         _refunds_settle(payment)
         payment.save(update_fields=sorted(fields))
+        refunded = payment.amount_refunded - refunded_before
+        charged_back = payment.amount_charged_back - charged_back_before
+        if became == PaymentStatus.PAID or refunded > 0 or charged_back > 0:
+            payment_changed.send(
+                sender=Payment,
+                payment=payment,
+                user=user,
+                paid=became == PaymentStatus.PAID,
+                refunded=max(refunded, 0),
+                charged_back=max(charged_back, 0),
+            )
     return payment
 
 

@@ -56,6 +56,9 @@ SHARED_APPS = [
     "apps.support",
     # The photo moderation and complaints queues' index and their admin views.
     "apps.moderation",
+    # Traffic networks, partners' postbacks and the daily revenue rollups: public schema
+    # only, written from the sites' events (apps.conversions).
+    "apps.conversions",
 ]
 
 TENANT_APPS = [
@@ -440,6 +443,16 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "apps.notifications.tasks.reminders_daily",
         "schedule": crontab(hour=16, minute=5),
     },
+    # Postbacks to partners whose retry is due (apps.conversions.tasks).
+    "conversions-postbacks": {
+        "task": "apps.conversions.tasks.postbacks_sweep",
+        "schedule": 60,
+    },
+    # Yesterday's and today's rollups recounted from the sites' rows.
+    "conversions-rollups": {
+        "task": "apps.conversions.tasks.rollups_rebuild",
+        "schedule": crontab(hour=2, minute=41),
+    },
     "notifications-weekly": {
         "task": "apps.notifications.tasks.weekly_updates",
         "schedule": crontab(day_of_week=0, hour=17, minute=5),
@@ -511,6 +524,9 @@ PUSH_TTL = env.int("PUSH_TTL", default=24 * 60 * 60)
 # Push endpoints are checked again when sending (DNS may have changed since the member
 # subscribed): only public addresses. Tests that use a local fake push service turn it off.
 PUSH_ENDPOINT_CHECK = env.bool("PUSH_ENDPOINT_CHECK", default=True)
+# Partners' postback URLs follow the same rule (public https only, vetted address;
+# apps.common.outbound); off only for the tests' local fake partner on 127.0.0.1.
+POSTBACK_URL_CHECK = env.bool("POSTBACK_URL_CHECK", default=True)
 # Links in e-mails and pushes: scheme and port of the sites' hosts (`make run` sets http
 # and its port; production serves https on 443).
 SITE_URL_SCHEME = env("SITE_URL_SCHEME", default="https")

@@ -30,6 +30,7 @@ VAPID_PUBLIC_KEY = env("VAPID_PUBLIC_KEY")
 # Push endpoints are members' URLs: only https on 443 to public addresses, whatever the
 # environment says (the check is off only for the tests' and the bench's local services).
 PUSH_ENDPOINT_CHECK = True
+POSTBACK_URL_CHECK = True
 # The keys that encrypt the providers' keys stored in the database (apps.common.encryption):
 # the same list in every process, the newest first. No default: a process that derived a
 # key of its own could neither read the stored keys nor write ones the others can read.

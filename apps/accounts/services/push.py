@@ -11,9 +11,7 @@ resolve elsewhere by then. The keys must be what a browser makes: a P-256 public
 
 import base64
 import binascii
-import ipaddress
 import socket
-from urllib.parse import urlsplit
 
 from cryptography.hazmat.primitives.asymmetric import ec
 from django.utils.translation import gettext as _
@@ -21,11 +19,13 @@ from django.utils.translation import gettext as _
 from apps.accounts.models import PushSubscription, User
 from apps.common.exceptions import ApplicationError
 
+# The rule for any URL handed to us from outside (also partners' postback URLs).
+from apps.common.outbound import HTTPS_PORT as PUSH_PORT
+from apps.common.outbound import address_public, https_host
+
 ENDPOINT_MAX_LENGTH = 1000
 P256DH_BYTES = 65
 AUTH_BYTES = 16
-# Push services listen on the https port; an endpoint naming another is refused.
-PUSH_PORT = 443
 
 
 def _invalid() -> ApplicationError:
@@ -41,42 +41,11 @@ def _key_bytes(value) -> bytes | None:
         return None
 
 
-def address_public(address: str) -> bool:
-    """Whether `address` (an IP address as text) is one the server may connect to for a
-    member: a global unicast address, and for the IPv6 forms that carry an IPv4 address
-    (mapped, 6to4, NAT64) only when that one is public too."""
-    try:
-        ip = ipaddress.ip_address(address.split("%", 1)[0])
-    except ValueError:
-        return False
-    if not ip.is_global or ip.is_multicast or ip.is_reserved:
-        return False
-    if ip.version == 6:
-        if ip.is_site_local:  # fec0::/10, deprecated but still routed inside some networks
-            return False
-        # ::ffff:a.b.c.d and 64:ff9b::/96 are reserved (refused above); 6to4 reaches the
-        # IPv4 address inside it, Teredo a relay: the inner address decides, or nothing.
-        if ip.teredo is not None:
-            return False
-        if ip.sixtofour is not None:
-            return address_public(str(ip.sixtofour))
-    return True
-
-
 def push_endpoint_origin(endpoint) -> str | None:
     """The host of an endpoint the server may post to (https, port 443, no user or
     password, printable, at most ENDPOINT_MAX_LENGTH), or None. Says nothing about the
     host's addresses."""
-    if not isinstance(endpoint, str) or len(endpoint) > ENDPOINT_MAX_LENGTH or not endpoint.isprintable():
-        return None
-    try:
-        parts = urlsplit(endpoint)
-        port = parts.port or PUSH_PORT
-    except ValueError:
-        return None
-    if parts.scheme != "https" or port != PUSH_PORT or not parts.hostname or parts.username or parts.password:
-        return None
-    return parts.hostname
+    return https_host(endpoint, max_length=ENDPOINT_MAX_LENGTH)
 
 
 def push_endpoint_public(endpoint: str) -> bool:
