@@ -8,9 +8,11 @@ kept at signup (apps.accounts SignupTracking), matched against Network.name with
 regard to case. Members are never named to a partner by id or e-mail: {member} is a keyed
 hash (apps.conversions.postbacks.member_hash)."""
 
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from apps.conversions.macros import template_errors
 from apps.tenants.models import Site
 
 
@@ -87,13 +89,9 @@ class PostbackRule(models.Model):
         return f"{self.network_id} {self.event}"
 
     def clean(self) -> None:
-        from apps.conversions.postbacks import template_errors
-
         if self.url:
             errors = template_errors(self.url)
             if errors:
-                from django.core.exceptions import ValidationError
-
                 raise ValidationError({"url": errors})
 
 

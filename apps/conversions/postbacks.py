@@ -18,26 +18,23 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from datetime import timedelta
 from decimal import ROUND_HALF_UP, Decimal
-from urllib.parse import quote, urlsplit
 
 import aiohttp
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
-from django.utils.translation import gettext as _
 
 from apps.common.outbound import VettedResolver, refused_by_us, url_refusal
+from apps.conversions.macros import TRACKING_MACROS, URL_MAX_LENGTH, render
 from apps.conversions.models import MONEY_EVENTS, Network, Postback, PostbackAttempt, PostbackRule, PostbackState
 
 logger = logging.getLogger(__name__)
 
 POSTBACK_SEND_TASK = "apps.conversions.tasks.postback_send"
-URL_MAX_LENGTH = 2000
 TIMEOUT = aiohttp.ClientTimeout(total=10, connect=5)
 ANSWER_KEPT = 200  # characters of an answer's body logged
 ANSWER_READ = 4096
@@ -45,9 +42,6 @@ ANSWER_READ = 4096
 RETRY_DELAYS = (60, 5 * 60, 30 * 60, 2 * 3600, 8 * 3600)
 MAX_ATTEMPTS = len(RETRY_DELAYS) + 1
 
-TRACKING_MACROS = ("ref", "sub", "sub1", "sub2", "sub3", "aff_sub", "aff_sub1", "aff_sub2", "aff_sub3", "cpc")
-MACROS = (*TRACKING_MACROS, "event", "amount", "currency", "payout", "site", "lander", "campaign", "member")
-_BRACES = re.compile(r"\{([^{}]*)\}")
 # The table name from the model's meta, values as parameters.
 _INSERT = (
     f"INSERT INTO {Postback._meta.db_table} "  # noqa: S608
@@ -55,29 +49,6 @@ _INSERT = (
     "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, 0, now(), now()) "
     "ON CONFLICT (network_id, site_id, key) DO NOTHING RETURNING id"
 )
-
-
-def template_errors(template: str) -> list[str]:
-    """What is wrong with a postback URL template, as texts for the admin ([] if nothing)."""
-    errors = []
-    unknown = sorted({name for name in _BRACES.findall(template) if name not in MACROS})
-    if unknown:
-        errors.append(
-            _("Unknown macros: %(names)s. Known: %(known)s.")
-            % {"names": ", ".join(f"{{{name}}}" for name in unknown), "known": " ".join(f"{{{m}}}" for m in MACROS)}
-        )
-    if "{" in _BRACES.sub("", template) or "}" in _BRACES.sub("", template):
-        errors.append(_("A brace that opens no macro."))
-    try:
-        parts = urlsplit(template)
-    except ValueError:
-        parts = None
-    if parts is None or "{" in parts.scheme + parts.netloc:
-        errors.append(_("The address must name its host; a macro may only fill the path or the query."))
-    sample = _BRACES.sub("x", template)
-    if url_refusal(sample, checked=settings.POSTBACK_URL_CHECK, max_length=URL_MAX_LENGTH):
-        errors.append(_("Only https addresses on the standard port of a public host are allowed."))
-    return errors
 
 
 def member_hash(*, network_id: int, site_id: int, member_id: int) -> str:
@@ -96,11 +67,6 @@ def payout_for(rule: PostbackRule, amount: int) -> int:
     if rule.payout_share and rule.event in MONEY_EVENTS:
         return int((Decimal(amount) * rule.payout_share / 100).quantize(Decimal(1), rounding=ROUND_HALF_UP))
     return rule.payout_fixed
-
-
-def render(template: str, values: dict[str, str]) -> str:
-    """The template with each macro replaced by its value, percent-encoded."""
-    return _BRACES.sub(lambda match: quote(str(values.get(match.group(1), "")), safe=""), template)
 
 
 def network_for(name: str, site_id: int) -> Network | None:

@@ -10,8 +10,9 @@ from django.core import mail
 from django.test import override_settings
 from django.utils import timezone
 
+from apps.conversions.macros import render, template_errors
 from apps.conversions.models import DailyRollup, Event, Network, Postback, PostbackRule
-from apps.conversions.postbacks import member_hash, postback_record, postback_send, render, template_errors
+from apps.conversions.postbacks import member_hash, postback_record, postback_send
 from apps.conversions.tasks import postbacks_sweep
 from apps.payments.tests.helpers_core import buy, buyer
 from conftest import on_site
