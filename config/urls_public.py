@@ -6,11 +6,14 @@ from django.urls import path
 from django.views.generic import RedirectView
 
 from apps.common import views as common_views
+from apps.conversions.views import reports_view
 from apps.notifications.webhooks import mail_events
 from apps.tenants.views import tls_ask
 
 urlpatterns = [
     path("healthz", common_views.healthz, name="healthz"),
+    # The revenue dashboard (apps.conversions.views), behind the admin's login.
+    path("admin/reports/", admin.site.admin_view(reports_view), name="reports"),
     path("admin/", admin.site.urls),
     # The mail provider's bounce and complaint reports (apps.notifications.webhooks).
     path("hooks/mail", mail_events, name="mail-events"),

@@ -39,20 +39,29 @@ def _view(*labels: str) -> list[str]:
 ROLES: dict[str, list[str]] = {
     # Sites and what they sell: settings, domains, companies, credit packages, gifts,
     # discount codes, minimum message costs, campaigns.
-    OPERATORS: _crud(
-        "tenants.site",
-        "tenants.domain",
-        "tenants.company",
-        "payments.creditpackage",
-        "payments.creditpackageprice",
-        "tenants.gift",
-        "payments.discountcode",
-        "tenants.minimummessagecost",
-        "tenants.campaign",
-        # The operators' own pages of a site ({token} route) and the landers' videos.
-        "landers.sitepage",
-        "landers.landervideo",
-    ),
+    OPERATORS: [
+        *_crud(
+            "tenants.site",
+            "tenants.domain",
+            "tenants.company",
+            "payments.creditpackage",
+            "payments.creditpackageprice",
+            "tenants.gift",
+            "payments.discountcode",
+            "tenants.minimummessagecost",
+            "tenants.campaign",
+            # The operators' own pages of a site ({token} route) and the landers' videos.
+            "landers.sitepage",
+            "landers.landervideo",
+            # Traffic networks with their deals and postback URLs (apps.conversions).
+            "conversions.network",
+            "conversions.postbackrule",
+        ),
+        # Each network's postbacks (change: send one again) and the revenue dashboard.
+        *_view("conversions.postback"),
+        "conversions.change_postback",
+        "conversions.view_reports",
+    ],
     # Members, moderation, complaints and money: the member directory and the support
     # console's actions (support.AuditEntry's custom permissions), and the trail.
     SUPPORT: [

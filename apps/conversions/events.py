@@ -89,6 +89,6 @@ def on_payment(sender, payment, user, paid: bool, refunded: int, charged_back: i
 
 def on_visit(sender, request, data: dict, **kwargs) -> None:
     site = getattr(request, "site", None)
-    if site is None:
+    if site is None or site.schema_name == "public":
         return
     rollup_add(site_id=site.pk, tracking=data, visits=1)

@@ -2,7 +2,6 @@
 CSV) and the member page with its actions (apps.support.services)."""
 
 import csv
-import json
 
 from django import forms
 from django.contrib import admin, messages
@@ -23,6 +22,7 @@ from django_tenants.utils import tenant_context
 
 from apps.common.exceptions import ApplicationError
 from apps.common.media import media_file_response, media_path_check
+from apps.common.spreadsheet import Echo, csv_cell
 from apps.moderation.models import ComplaintCase
 from apps.support import services
 from apps.support.models import AuditEntry, Member
@@ -31,17 +31,6 @@ from apps.support.services import REASON_MAX_LENGTH, export_made, reason_clean
 
 AUDIT_ROWS = 30
 CSV_COLUMNS = ("created", "actor", "site_name", "site_id", "member_id", "action", "target", "reason", "before", "after")
-
-
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
-
-
-def _csv_cell(value) -> str:
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True) if isinstance(value, (dict, list)) else str(value)
-    # Spreadsheets run cells that start with these as formulas (CSV injection).
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 @admin.register(AuditEntry)
@@ -76,12 +65,12 @@ class AuditEntryAdmin(admin.ModelAdmin):
             raise PermissionDenied
         changelist = self.get_changelist_instance(request)
         rows = changelist.get_queryset(request).order_by("-created", "-pk").values_list(*CSV_COLUMNS)
-        writer = csv.writer(_Echo())
+        writer = csv.writer(Echo())
 
         def lines():
             yield writer.writerow([gettext(str(AuditEntry._meta.get_field(name).verbose_name)) for name in CSV_COLUMNS])
             for row in rows.iterator(chunk_size=2000):
-                yield writer.writerow([_csv_cell("" if value is None else value) for value in row])
+                yield writer.writerow([csv_cell("" if value is None else value) for value in row])
 
         response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = 'attachment; filename="audit-trail.csv"'

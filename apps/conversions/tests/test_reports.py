@@ -1,0 +1,199 @@
+"""The revenue dashboard on the operators' host: numbers from the rollups, filters in
+the address, CSV, roles and bad filter values; the network and postback admin."""
+
+import csv
+import io
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from apps.conversions.models import DailyRollup, Event, Network, Postback, PostbackRule
+from apps.conversions.rollups import rollup_add, rollups_rebuild
+from tests.staff import staff_client, staff_member
+
+pytestmark = pytest.mark.django_db
+TODAY = timezone.localdate()
+
+
+@pytest.fixture
+def numbers(site, gay_site):
+    """Two sites' rollups: adnet on both, othernet on one, a purchase in EUR and one in GBP."""
+    rollup_add(site_id=site.pk, tracking={"network": "adnet", "ref": "r1", "sub1": "s1"}, visits=10, signups=4)
+    rollup_add(site_id=site.pk, tracking={"network": "adnet", "ref": "r1"}, confirmations=3)
+    rollup_add(
+        site_id=site.pk, tracking={"network": "adnet", "ref": "r1"}, currency="EUR", first_purchases=1, revenue=2995
+    )
+    rollup_add(site_id=gay_site.pk, tracking={"network": "othernet"}, day=TODAY - timedelta(days=3), signups=2)
+    rollup_add(
+        site_id=gay_site.pk,
+        tracking={"network": "=cmd|' /C calc'!A0"},
+        day=TODAY - timedelta(days=3),
+        currency="GBP",
+        first_purchases=1,
+        revenue=1295,
+    )
+    # Outside the default 30 days.
+    rollup_add(site_id=site.pk, tracking={"network": "adnet"}, day=TODAY - timedelta(days=60), signups=100)
+
+
+def operator_client():
+    return staff_client(staff_member("operators"))
+
+
+class TestDashboard:
+    def test_totals_breakdown_and_series_of_all_sites(self, numbers):
+        response = operator_client().get("/admin/reports/")
+        assert response.status_code == 200
+        context = response.context
+        assert context["total"]["counts"]["signups"] == 6
+        assert context["currencies"] == ["EUR", "GBP"]
+        assert context["total"]["revenue"] == ["29.95", "12.95"]
+        labels = [line["label"] for line in context["groups"]]
+        assert labels[0] == "adnet" and "othernet" in labels
+        adnet = context["groups"][0]
+        assert adnet["visit_rate"] == "40.0 %" and adnet["buy_rate"] == "25.0 %"
+        assert adnet["per_signup"][0] == "7.49"  # 29.95 / 4
+        assert [line["label"] for line in context["series"]] == [
+            (TODAY - timedelta(days=3)).isoformat(),
+            TODAY.isoformat(),
+        ]
+        html = response.content.decode()
+        assert 'data-testid="reports-chart-signups"' in html and "<rect" in html
+        assert "style=" not in html.split('id="content-main"')[1] and "<script>" not in html
+
+    def test_one_site_by_site_per_month_in_a_range(self, site, numbers):
+        first = (TODAY - timedelta(days=90)).isoformat()
+        response = operator_client().get(
+            "/admin/reports/", {"site": site.pk, "by": "site", "period": "month", "start": first}
+        )
+        assert response.status_code == 200
+        groups = response.context["groups"]
+        assert [line["label"] for line in groups] == [site.name]
+        assert response.context["total"]["counts"]["signups"] == 104
+        series_labels = [line["label"] for line in response.context["series"]]
+        assert all(label.endswith("-01") for label in series_labels)
+
+    def test_breakdown_by_ref_sub1_and_a_network_filter(self, numbers):
+        client = operator_client()
+        by_sub1 = client.get("/admin/reports/", {"by": "sub1", "net": "AdNet"}).context["groups"]
+        assert {line["label"]: line["counts"]["signups"] for line in by_sub1} == {"s1": 4, "(none)": 0}
+        by_ref = client.get("/admin/reports/", {"by": "ref"}).context["groups"]
+        assert by_ref[0]["label"] == "r1"
+
+    def test_csv_has_the_same_numbers_and_no_formulas(self, numbers):
+        response = operator_client().get("/admin/reports/", {"export": "csv", "by": "network"})
+        assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
+        rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
+        assert rows[0][1:3] == ["visits", "signups"]
+        by_label = {row[0]: row for row in rows[1:]}
+        assert by_label["adnet"][2] == "4" and by_label["Total"][2] == "6"
+        assert "'=cmd|' /c calc'!a0" in by_label  # the network in lower case, never a formula
+
+    @pytest.mark.parametrize(
+        "query",
+        [
+            {"site": "abc"},
+            {"site": "999999"},
+            {"period": "year"},
+            {"by": "email"},
+            {"start": "2026-13-01"},
+            {"start": "2020-01-01", "end": "2026-01-01"},
+            {"start": "2026-05-01", "end": "2026-04-01"},
+            {"net": "x" * 101},
+        ],
+    )
+    def test_bad_filters_answer_400_with_a_message(self, query, numbers):
+        client = operator_client()
+        page = client.get("/admin/reports/", query)
+        assert page.status_code == 400
+        assert 'data-testid="reports-error"' in page.content.decode()
+        exported = client.get("/admin/reports/", {**query, "export": "csv"})
+        assert exported.status_code == 400
+        body = exported.json()
+        assert body["error"]["code"] == "invalid" and body["error"]["message"]
+
+    def test_a_nul_byte_is_refused(self, numbers):
+        assert operator_client().get("/admin/reports/", {"net": "a\x00b"}).status_code == 400
+
+    def test_support_staff_get_403_and_strangers_the_login(self):
+        assert staff_client(staff_member("support")).get("/admin/reports/").status_code == 403
+        from django.test import Client
+
+        response = Client(HTTP_HOST="admin.localhost").get("/admin/reports/")
+        assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+class TestRebuild:
+    def test_the_rebuild_recounts_from_the_sites_rows_and_keeps_visits(self, site, client_for):
+        client = client_for(site)
+        assert client.get("/?network=adnet&ref=r9").status_code == 302
+        response = client.post(
+            "/api/signup.php",
+            {"email": "b@example.com", "name": "Bea", "date_of_birth": "1990-04-05", "password": "a-Long-pass-42x"},
+            content_type="application/json",
+        )
+        assert response.status_code == 201
+        row = DailyRollup.objects.get(site=site, network="adnet", ref="r9")
+        assert (row.visits, row.signups) == (1, 1)
+        DailyRollup.objects.filter(pk=row.pk).update(signups=50)
+        assert rollups_rebuild(site=site, first=TODAY - timedelta(days=1), last=TODAY) >= 1
+        row.refresh_from_db()
+        assert (row.visits, row.signups, row.confirmations) == (1, 1, 0)
+
+    def test_the_command_runs_for_every_site(self, site, gay_site):
+        from django.core.management import call_command
+
+        rollup_add(site_id=site.pk, tracking={"network": "ghost"}, signups=3)
+        call_command("conversions_rollup_rebuild", "--days", "2")
+        assert DailyRollup.objects.get(site=site, network="ghost").signups == 0
+
+
+class TestNetworkAdmin:
+    def test_an_operator_adds_a_network_and_a_bad_template_is_refused(self, site):
+        client = operator_client()
+        form = {
+            "name": "AdNet",
+            "active": "on",
+            "currency": "EUR",
+            "rules-TOTAL_FORMS": "1",
+            "rules-INITIAL_FORMS": "0",
+            "rules-MIN_NUM_FORMS": "0",
+            "rules-MAX_NUM_FORMS": "1000",
+            "rules-0-event": "signup",
+            "rules-0-url": "https://partner.example/pb?c={clickid}",
+            "rules-0-payout_fixed": "250",
+            "rules-0-payout_share": "0",
+        }
+        refused = client.post("/admin/conversions/network/add/", form)
+        assert refused.status_code == 200 and "Unknown macros: {clickid}" in refused.content.decode()
+        assert not Network.objects.exists()
+        form["rules-0-url"] = "https://partner.example/pb?c={ref}&p={payout}"
+        saved = client.post("/admin/conversions/network/add/", form)
+        assert saved.status_code == 302
+        network = Network.objects.get()
+        assert network.name == "adnet" and network.rules.get().event == Event.SIGNUP
+
+    def test_resend_and_the_roles(self, site):
+        network = Network.objects.create(name="adnet")
+        PostbackRule.objects.create(network=network, event="signup", url="https://partner.example/pb")
+        postback = Postback.objects.create(
+            network=network,
+            site=site,
+            event="signup",
+            key="signup:1",
+            member_id=1,
+            url="https://x.example/",
+            state="failed",
+        )
+        client = operator_client()
+        assert client.get("/admin/conversions/postback/").status_code == 200
+        response = client.post(
+            "/admin/conversions/postback/", {"action": "resend", "_selected_action": [postback.pk]}, follow=True
+        )
+        assert response.status_code == 200
+        postback.refresh_from_db()
+        assert postback.state == "pending"
+        support = staff_client(staff_member("support"))
+        assert support.get("/admin/conversions/postback/").status_code == 403
+        assert support.get("/admin/conversions/network/").status_code == 403
