@@ -55,24 +55,38 @@ def notice_delay(channel: str) -> int:
     return settings.NOTICE_DELAY_PUSH if channel == Channel.PUSH else settings.NOTICE_DELAY_EMAIL
 
 
-def wanted_channels(user, kind: str) -> list[str]:
-    """The channels on which `user` wants notices of `kind` now (checked again when
-    sending). No e-mail after a bounce or a spam complaint, none without an address; no
-    push without a device."""
+def _chosen_channels(user, kind: str) -> list[str]:
+    """The channels on which `user` wants notices of `kind`, by their choices alone."""
     channels = []
     if kind in (user.email_notifications or []) and user.email and user.email_disabled_reason not in MAIL_STOPPED_BY:
         channels.append(Channel.EMAIL)
-    if kind in (user.push_notifications or []) and PushSubscription.objects.filter(user_id=user.pk).exists():
+    if kind in (user.push_notifications or []):
         channels.append(Channel.PUSH)
     return channels
 
 
+def wanted_channels(user, kind: str) -> list[str]:
+    """The channels on which `user` wants notices of `kind` now (checked again when
+    sending). No e-mail after a bounce or a spam complaint, none without an address; no
+    push without a device."""
+    channels = _chosen_channels(user, kind)
+    if Channel.PUSH in channels and not PushSubscription.objects.filter(user_id=user.pk).exists():
+        channels.remove(Channel.PUSH)
+    return channels
+
+
 _TABLE = Notice._meta.db_table
-# The table name from the model's meta, values as parameters.
+# The table names from the models' meta, values as parameters. A push notice is written
+# only for a member with a device: that check is part of the statement (it was a query
+# of its own before it, in every message's transaction).
 _UPSERT = f"""
 INSERT INTO {_TABLE} (user_id, kind, channel, state, merge_key, items, count, due_at, attempts,
                       retry_subscriptions, result, email, delivery, created)
-VALUES {{values}}
+SELECT v.user_id, v.kind, v.channel, 'pending', v.merge_key, v.items, 1, v.due_at, 0, '[]'::jsonb, '', '', '',
+       v.created
+FROM (VALUES {{values}}) AS v (user_id, kind, channel, merge_key, items, due_at, created)
+WHERE v.channel <> %s
+   OR EXISTS (SELECT 1 FROM {PushSubscription._meta.db_table} AS device WHERE device.user_id = v.user_id)
 ON CONFLICT (user_id, channel, merge_key) WHERE (state = 'pending' AND NOT (merge_key = ''))
 DO UPDATE SET
     items = (CASE WHEN jsonb_array_length({_TABLE}.items) >= %s THEN {_TABLE}.items - 0
@@ -80,7 +94,7 @@ DO UPDATE SET
     count = {_TABLE}.count + 1
 RETURNING id, channel, (xmax = 0) AS inserted
 """  # noqa: S608
-_ROW = "(%s, %s, %s, 'pending', %s, %s::jsonb, 1, %s, 0, '[]'::jsonb, '', '', '', %s)"
+_ROW = "(%s::bigint, %s::text, %s::text, %s::text, %s::jsonb, %s::timestamptz, %s::timestamptz)"
 
 
 def notice_event(*, user, kind: str, item: dict) -> list[int]:
@@ -88,7 +102,7 @@ def notice_event(*, user, kind: str, item: dict) -> list[int]:
     loaded). Call inside the event's transaction. Returns the ids of new notices."""
     if user is None or not user.pk:
         return []
-    channels = wanted_channels(user, kind)
+    channels = _chosen_channels(user, kind)
     if not channels:
         return []
     now = timezone.now()
@@ -106,7 +120,7 @@ def notice_event(*, user, kind: str, item: dict) -> list[int]:
         ]
     sql = _UPSERT.format(values=", ".join([_ROW] * len(channels)))
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, NOTICE_ITEMS_KEPT])
+        cursor.execute(sql, [*params, Channel.PUSH, NOTICE_ITEMS_KEPT])
         rows = cursor.fetchall()
     new = [(notice_id, channel) for notice_id, channel, inserted in rows if inserted]
     for notice_id, channel in new:

@@ -237,20 +237,21 @@ def test_the_same_client_id_twice_stores_one_message_and_spends_once(site, pair)
 def test_a_text_message_takes_a_fixed_number_of_queries(site, pair, django_assert_num_queries):
     """What the sender waits for: the lock on their account, the resend check, the two
     participant rows locked with the conversation, both profiles and the block check in
-    one statement, the message, the ledger (UPDATE + entry), the conversation, both lists
-    in one UPDATE, the recipient's notice (push check + upsert), and the savepoints (the
-    outer transaction is one too in a test). The badges are not counted here: they run
-    after commit (after the answer in a view)."""
+    one statement, the message (in a savepoint), the ledger (the balance and its entry in
+    one statement), the conversation, both lists in one UPDATE, the recipient's notice
+    (one upsert, which checks for a device itself), and the outer transaction's savepoint
+    (in a test). The badges are not counted here: they run after commit (after the
+    answer in a view)."""
     anna, ben = pair
     with on_site(site):
         conversation = conversation_open(user=anna.user, profile_id=ben.pk)
         message_send(user=anna.user, conversation_id=conversation.pk, client_id=client_id(), text="Hi")
-        with django_assert_num_queries(16):
+        with django_assert_num_queries(12):
             message_send(user=anna.user, conversation_id=conversation.pk, client_id=client_id(), text="Again")
         # The first message of a free member also counts the conversations they started.
         other = member(site, "Cleo")
         opened = conversation_open(user=anna.user, profile_id=other.pk)
-        with django_assert_num_queries(17):
+        with django_assert_num_queries(13):
             message_send(user=anna.user, conversation_id=opened.pk, client_id=client_id(), text="Hi Cleo")
 
 
