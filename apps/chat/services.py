@@ -19,9 +19,11 @@ from dataclasses import dataclass
 
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Case, Exists, F, OuterRef, Q, Value, When
+from django.db.models.constants import OnConflict
 from django.db.models.functions import Coalesce
+from django.db.models.sql import InsertQuery
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -230,10 +232,75 @@ def _existing(*, user, client_id: str) -> Message | None:
     return Message.objects.filter(sender_id=user.pk, client_id=client_id).first()
 
 
+def _message_insert(message: Message) -> bool:
+    """Store `message` unless its sender already stored one with its `client_id` (a resend
+    that committed meanwhile); True when stored. One statement, INSERT ... ON CONFLICT DO
+    NOTHING RETURNING, built by the model's own compiler as `save()` builds it: it needs
+    no savepoint to survive the conflict (a savepoint, the INSERT and the release were
+    three round trips in every message's transaction)."""
+    meta = Message._meta
+    fields = [f for f in meta.local_concrete_fields if not f.generated and f is not meta.auto_field]
+    query = InsertQuery(Message, on_conflict=OnConflict.IGNORE)
+    query.insert_values(fields, [message])
+    compiler = query.get_compiler(connection=connection)
+    compiler.returning_fields = meta.db_returning_fields
+    with connection.cursor() as cursor:
+        for sql, params in compiler.as_sql():
+            cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
+        return False
+    for value, field in zip(row, meta.db_returning_fields, strict=True):
+        setattr(message, field.attname, value)
+    message._state.adding, message._state.db = False, connection.alias
+    return True
+
+
 def _files_delete(names: list[str]) -> None:
     for name in names:
         if name:
             default_storage.delete(name)
+
+
+def _sendable(*, user: User, conversation_id: int, cost: int) -> tuple[Participant, Participant, User | None, bool]:
+    """(the sender's participant row, the other's with the conversation, the recipient,
+    whether this is the conversation's first message), with the rows locked, once the
+    sender (their account row locked) may send this message. Raises the refusal."""
+    # The conversation's two participant rows and the conversation, locked in one
+    # statement, with both profiles and whether a block stands between the two.
+    rows = list(
+        Participant.objects.select_for_update(of=("self", "conversation"))
+        .select_related("conversation", "profile", "profile__user")
+        .annotate(
+            blocked=Exists(
+                Block.objects.filter(
+                    Q(blocker_id=user.pk, blocked_id=OuterRef("profile_id"))
+                    | Q(blocker_id=OuterRef("profile__user_id"), blocked_id=OuterRef("other_profile_id"))
+                )
+            )
+        )
+        .filter(conversation_id=conversation_id)
+        .order_by("pk")
+    )
+    mine = next((row for row in rows if row.user_id == user.pk), None)
+    if mine is None:
+        raise _conversation_not_found()
+    if cost > user.credits:
+        raise not_enough_credits_error()
+    theirs = next(row for row in rows if row.pk != mine.pk)
+    other = theirs.profile
+    recipient = other.user
+    if (
+        (recipient is not None and recipient.status == UserStatus.DELETED)
+        or (other.status != ProfileStatus.ACTIVE and (recipient is None or recipient.is_confirmed))
+        or theirs.blocked
+    ):
+        raise _not_available()
+    # The first message starts the conversation: a free member may start a few.
+    first = theirs.conversation.started_by_id is None
+    if first and not user.paid_user and started_count(user=user) >= FREE_CONVERSATION_LIMIT:
+        raise premium_required_error()
+    return mine, theirs, recipient, first
 
 
 def message_send(
@@ -274,45 +341,16 @@ def message_send(
     try:
         with transaction.atomic():
             sender = User.objects.select_for_update().get(pk=user.pk)
-            # A resend (also one that waited here for the first one's lock) gets the first.
-            existing = _existing(user=user, client_id=client_id)
-            if existing is not None:
-                return existing, False
-            # The conversation's two participant rows and the conversation, locked in one
-            # statement, with both profiles and whether a block stands between the two.
-            rows = list(
-                Participant.objects.select_for_update(of=("self", "conversation"))
-                .select_related("conversation", "profile", "profile__user")
-                .annotate(
-                    blocked=Exists(
-                        Block.objects.filter(
-                            Q(blocker_id=user.pk, blocked_id=OuterRef("profile_id"))
-                            | Q(blocker_id=OuterRef("profile__user_id"), blocked_id=OuterRef("other_profile_id"))
-                        )
-                    )
-                )
-                .filter(conversation_id=conversation_id)
-                .order_by("pk")
-            )
-            mine = next((row for row in rows if row.user_id == user.pk), None)
-            if mine is None:
-                raise _conversation_not_found()
-            if cost > sender.credits:
-                raise not_enough_credits_error()
-            theirs = next(row for row in rows if row.pk != mine.pk)
-            other = theirs.profile
-            recipient = other.user
-            if (
-                (recipient is not None and recipient.status == UserStatus.DELETED)
-                or (other.status != ProfileStatus.ACTIVE and (recipient is None or recipient.is_confirmed))
-                or theirs.blocked
-            ):
-                raise _not_available()
+            try:
+                mine, theirs, recipient, first = _sendable(user=sender, conversation_id=conversation_id, cost=cost)
+            except ApplicationError:
+                # A resend (also one that waited for the first one's lock) gets the first,
+                # whatever stands in the way now (the credits it spent, a block since).
+                existing = _existing(user=user, client_id=client_id)
+                if existing is not None:
+                    return existing, False
+                raise
             conversation = theirs.conversation
-            # The first message starts the conversation: a free member may start a few.
-            first = conversation.started_by_id is None
-            if first and not sender.paid_user and started_count(user=sender) >= FREE_CONVERSATION_LIMIT:
-                raise premium_required_error()
             held = recipient is not None and not recipient.is_confirmed
             message = Message(
                 conversation_id=conversation.pk,
@@ -337,16 +375,10 @@ def message_send(
                 message.photo_thumb.save(name, ContentFile(processed.thumb), save=False)
                 files.append(message.photo_thumb.name)
                 message.photo_width, message.photo_height = processed.width, processed.height
-            try:
-                with transaction.atomic():
-                    message.save()
-            except IntegrityError:  # The same client_id from a parallel request, committed meanwhile.
-                existing = _existing(user=user, client_id=client_id)
-                if existing is None:
-                    raise
+            if not _message_insert(message):  # A resend: the first is stored (and paid) already.
                 _files_delete(files)
                 files = []
-                return existing, False
+                return _existing(user=user, client_id=client_id), False
             if cost:
                 credits_spend(
                     user=sender, credits=cost, kind=LEDGER_KINDS[content.kind], reference=f"message:{message.pk}"

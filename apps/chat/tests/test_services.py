@@ -5,7 +5,7 @@ blocks, messages held for unconfirmed members, resends, read and delete."""
 import pytest
 from django.core.files.storage import default_storage
 
-from apps.accounts.models import SignupMessage, UserStatus
+from apps.accounts.models import SignupMessage, User, UserStatus
 from apps.accounts.selectors import member_totals
 from apps.chat.models import Conversation, Message, Participant
 from apps.chat.selectors import chats_state, conversation_history
@@ -234,10 +234,31 @@ def test_the_same_client_id_twice_stores_one_message_and_spends_once(site, pair)
         assert created
 
 
+@pytest.mark.parametrize("since", ["last_credit_spent", "blocked"])
+def test_a_resend_gets_the_first_message_whatever_refuses_a_new_one_now(site, pair, since):
+    """The resend check is the message's INSERT (ON CONFLICT DO NOTHING) on the way in,
+    and on the way out of every refusal: a resend after the first one spent the last
+    credit, or after a block, still gets the first message, not the refusal."""
+    anna, ben = pair
+    with on_site(site):
+        conversation = conversation_open(user=anna.user, profile_id=ben.pk)
+        if since == "last_credit_spent":
+            User.objects.filter(pk=anna.user.pk).update(credits=1)
+        first, _created = message_send(user=anna.user, conversation_id=conversation.pk, client_id="once", text="Hi")
+        if since == "blocked":
+            Block.objects.create(blocker=ben.user, blocked=anna)
+        again, created = message_send(user=anna.user, conversation_id=conversation.pk, client_id="once", text="Hi")
+        assert (created, again.pk) == (False, first.pk)
+        with pytest.raises(ApplicationError) as raised:  # a new message is refused
+            message_send(user=anna.user, conversation_id=conversation.pk, client_id="new", text="Hi")
+        assert raised.value.code == ("not_enough_credits" if since == "last_credit_spent" else "profile_not_available")
+        assert Message.objects.count() == 1 and len(_entries(anna.user)) == 1
+
+
 def test_a_text_message_takes_a_fixed_number_of_queries(site, pair, django_assert_num_queries):
-    """What the sender waits for: the lock on their account, the resend check, the two
-    participant rows locked with the conversation, both profiles and the block check in
-    one statement, the message (in a savepoint), the ledger (the balance and its entry in
+    """What the sender waits for: the lock on their account, the two participant rows
+    locked with the conversation, both profiles and the block check in one statement,
+    the message (whose INSERT is the resend check: ON CONFLICT DO NOTHING), the ledger (the balance and its entry in
     one statement), the conversation, both lists in one UPDATE, the recipient's notice
     (one upsert, which checks for a device itself), and the outer transaction's savepoint
     (in a test). The badges are not counted here: they run after commit (after the
@@ -246,12 +267,12 @@ def test_a_text_message_takes_a_fixed_number_of_queries(site, pair, django_asser
     with on_site(site):
         conversation = conversation_open(user=anna.user, profile_id=ben.pk)
         message_send(user=anna.user, conversation_id=conversation.pk, client_id=client_id(), text="Hi")
-        with django_assert_num_queries(12):
+        with django_assert_num_queries(9):
             message_send(user=anna.user, conversation_id=conversation.pk, client_id=client_id(), text="Again")
         # The first message of a free member also counts the conversations they started.
         other = member(site, "Cleo")
         opened = conversation_open(user=anna.user, profile_id=other.pk)
-        with django_assert_num_queries(13):
+        with django_assert_num_queries(10):
             message_send(user=anna.user, conversation_id=opened.pk, client_id=client_id(), text="Hi Cleo")
 
 
