@@ -77,7 +77,8 @@ class RequestSizeLimitMiddleware:
 class BadInputMiddleware:
     """Refuses a NUL byte in the address, its query or a form body with 400, before any
     view hands it to PostgreSQL (which cannot store one in text and failed with a 500).
-    API calls get the JSON error shape; pages get the site's 400 page."""
+    API calls and the providers' webhooks get the JSON error shape; pages get the site's
+    400 page."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -91,7 +92,8 @@ class BadInputMiddleware:
             from apps.common.exceptions import error_body
 
             message = _("This request contains characters that are not allowed.")
-            if request.path.startswith(("/api/", "/tls/")):
+            # The providers' webhooks (/hooks/) are machine callers too: JSON for them.
+            if request.path.startswith(("/api/", "/tls/", "/hooks/")):
                 return JsonResponse(error_body("invalid", message), status=400)
             raise BadRequest(message)
         return self.get_response(request)

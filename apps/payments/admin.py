@@ -8,10 +8,13 @@ from django.utils.translation import gettext_lazy as _
 from apps.payments.gateways.registry import sandbox_allowed
 from apps.payments.methods import PAYMENT_METHODS
 from apps.payments.models import CreditPackage, CreditPackagePrice, DiscountCode
-from apps.tenants.admin import SiteChoiceMixin, site_admin_sandbox_rule_register
+from apps.payments.sms import sms_status_url
+from apps.tenants.admin import SiteChoiceMixin, site_admin_sandbox_rule_register, site_admin_sms_status_url_register
 
 # The site admin's payments column and warning follow the registry's rule.
 site_admin_sandbox_rule_register(sandbox_allowed)
+# The site admin's SMS section shows where the provider reports deliveries.
+site_admin_sms_status_url_register(sms_status_url)
 
 
 class CreditPackagePriceInline(admin.TabularInline):

@@ -19,6 +19,20 @@ def sms_backend_check(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
         backend = import_string(path)
     except ImportError:
         return [checks.Error(f"SMS_BACKEND {path!r} cannot be imported.", id="payments.E001")]
+    from apps.payments.sms import TwilioBackend
+
+    if isinstance(backend, type) and issubclass(backend, TwilioBackend):
+        missing = [
+            name for name in ("TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN", "TWILIO_SENDER") if not getattr(settings, name)
+        ]
+        if missing:
+            return [
+                checks.Error(
+                    f"SMS_BACKEND {path!r} needs {', '.join(missing)}.",
+                    hint="Set the deployment's Twilio account (docs/deploy.md).",
+                    id="payments.E005",
+                )
+            ]
     if getattr(backend, "development", False) and not settings.ALLOW_TEST_PAYMENTS:
         return [
             checks.Error(

@@ -15,7 +15,13 @@ Rules:
 - Each request has one code: random, 6 digits, stored as a keyed hash, valid 10 minutes,
   single use, 5 wrong tries at most. "Send a new code" makes a new request with the same
   details and voids the old one. At most 3 codes per member per hour.
-- The full IBAN and the code never reach a log."""
+- The full IBAN and the code never reach a log.
+- The code's SMS goes out once the request is stored, through the site's SMS backend
+  (apps.payments.sms). A provider that refuses it or does not answer in time marks it
+  "failed" and the member hears so at once, with the details kept; a delivery receipt
+  saying "failed" later shows on the code page with the "send a new code" button. Either
+  way nothing is charged and the request counts towards the hourly limit (a new code is
+  one more code)."""
 
 from __future__ import annotations
 
@@ -47,7 +53,7 @@ from apps.payments.discounts import active_discount
 from apps.payments.formatting import money_format
 from apps.payments.gateways.base import GatewayError
 from apps.payments.gateways.registry import gateway_for
-from apps.payments.models import DirectDebitRequest, Mandate, Payment, PaymentStatus
+from apps.payments.models import DirectDebitRequest, Mandate, Payment, PaymentStatus, SmsState
 from apps.payments.selectors import OfferedPackage, package_offered, packages_offered, payment_country, payment_methods
 from apps.tenants.models import Site
 
@@ -86,6 +92,16 @@ MESSAGE_CODE_VOID = gettext_lazy(
     "A wrong code was entered too often, so this code no longer works. Please ask for a new code."
 )
 MESSAGE_CODE_USED = gettext_lazy("This code has already been used.")
+MESSAGE_SMS_NUMBER = gettext_lazy(
+    "We cannot send a text message to this number. Please check it, or enter another mobile number."
+)
+MESSAGE_SMS_UNAVAILABLE = gettext_lazy(
+    "We could not send the SMS with your code just now. Nothing was charged. Please try again in a moment."
+)
+MESSAGE_SMS_UNDELIVERED = gettext_lazy(
+    "The SMS with your code could not be delivered. Nothing was charged. Please check your number "
+    "or ask for a new code."
+)
 MESSAGE_CHARGE_FAILED = gettext_lazy("Your code was confirmed, but the payment could not be started. Please try again.")
 # What the code page says about a request that no longer takes its code (request_state).
 STATE_MESSAGES = {
@@ -375,9 +391,7 @@ def _sms_text(*, site: Site, code: str, offer: DirectDebitOffer) -> str:
 
 
 def _request_issue(*, request: HttpRequest, user: User, fields: dict, now: datetime) -> DirectDebitRequest:
-    """Checks, the hourly limit, a new request with its code, and the SMS after commit."""
-    from apps.payments.sms import sms_send
-
+    """Checks, the hourly limit, a new request with its code, then its SMS (_sms_deliver)."""
     with transaction.atomic():
         member = User.objects.select_for_update().get(pk=user.pk)
         offer = _checks(request=request, user=member, package_id=fields["package_id"], now=now)
@@ -393,10 +407,79 @@ def _request_issue(*, request: HttpRequest, user: User, fields: dict, now: datet
         # The created time drives the hourly limit; pin it to `now` (tests pass their own).
         DirectDebitRequest.objects.filter(pk=dd_request.pk).update(created=now)
         text = _sms_text(site=request.site, code=code, offer=offer)
-        mobile = dd_request.mobile
-        transaction.on_commit(lambda: sms_send(to=mobile, text=text))
-    logger.info("direct debit request %s: code sent to %s", dd_request.pk, mobile_mask(mobile))
+    # Sent once the request is stored (it counts towards the hourly limit whatever the
+    # provider says), never inside the transaction: the member's row lock would be held
+    # while the provider is waited for.
+    _sms_deliver(site=request.site, dd_request=dd_request, text=text)
     return dd_request
+
+
+def _sms_deliver(*, site: Site, dd_request: DirectDebitRequest, text: str) -> None:
+    """Send the code's SMS and record what the provider said. A refusal or no answer in
+    time marks the SMS "failed" and raises ApplicationError: a number that cannot get it
+    under the mobile field (400), anything else as the provider's trouble (503); the
+    member asks again, within the hourly limit. Nothing was charged."""
+    from apps.payments.sms import SmsError, sms_send
+
+    try:
+        message_id = sms_send(to=dd_request.mobile, text=text, site=site)
+    except SmsError as error:
+        _sms_state_set(dd_request, state=SmsState.FAILED, error=error.detail)
+        logger.warning(
+            "direct debit request %s: SMS to %s not sent (%s)", dd_request.pk, mobile_mask(dd_request.mobile), error
+        )
+        if error.permanent:
+            raise ApplicationError(
+                "sms_number_refused",
+                MESSAGE_SMS_NUMBER,
+                extra={"fields": {"mobile": [MESSAGE_SMS_NUMBER]}, "request_id": dd_request.pk},
+            ) from None
+        raise ApplicationError(
+            "sms_unavailable", MESSAGE_SMS_UNAVAILABLE, status_code=503, extra={"request_id": dd_request.pk}
+        ) from None
+    dd_request.sms_message_id = message_id[:64]
+    _sms_state_set(dd_request, state=SmsState.SENT)
+    logger.info("direct debit request %s: code sent to %s", dd_request.pk, mobile_mask(dd_request.mobile))
+
+
+def _sms_state_set(dd_request: DirectDebitRequest, *, state: str, error: str = "") -> None:
+    dd_request.sms_state, dd_request.sms_error, dd_request.sms_updated = state, error[:120], timezone.now()
+    dd_request.save(update_fields=["sms_state", "sms_error", "sms_message_id", "sms_updated"])
+
+
+# What a delivery receipt's status means for the code's SMS (Twilio's message statuses).
+# The provider may report them out of order: a final state ("delivered", "failed") is
+# never overwritten by "sent".
+SMS_RECEIPT_STATES = {
+    "accepted": SmsState.SENT,
+    "scheduled": SmsState.SENT,
+    "queued": SmsState.SENT,
+    "sending": SmsState.SENT,
+    "sent": SmsState.SENT,
+    "delivered": SmsState.DELIVERED,
+    "read": SmsState.DELIVERED,
+    "undelivered": SmsState.FAILED,
+    "failed": SmsState.FAILED,
+    "canceled": SmsState.FAILED,
+}
+
+
+def directdebit_sms_receipt(*, message_id: str, status: str, error_code: str = "") -> bool:
+    """A delivery receipt for the SMS `message_id` of the current site: records the state.
+    False when no request of this site sent that message. `status` is a key of
+    SMS_RECEIPT_STATES (the view refuses others)."""
+    state = SMS_RECEIPT_STATES[status]
+    with transaction.atomic():
+        dd_request = DirectDebitRequest.objects.select_for_update().filter(sms_message_id=message_id).first()
+        if dd_request is None:
+            return False
+        final = (SmsState.DELIVERED, SmsState.FAILED)
+        if dd_request.sms_state in final and (state == SmsState.SENT or dd_request.sms_state == SmsState.DELIVERED):
+            return True
+        error = f"{status} {error_code}".strip() if state == SmsState.FAILED else ""
+        _sms_state_set(dd_request, state=state, error=error)
+    logger.info("direct debit request %s: SMS %s", dd_request.pk, state)
+    return True
 
 
 def directdebit_request_create(

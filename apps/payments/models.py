@@ -172,6 +172,12 @@ class DiscountCodeUse(models.Model):
         return self.code
 
 
+class SmsState(models.TextChoices):
+    SENT = "sent", _("sent")
+    DELIVERED = "delivered", _("delivered")
+    FAILED = "failed", _("failed")
+
+
 class DirectDebitRequest(models.Model):
     """An SMS-confirmed SEPA direct debit order (spec §2, §5: /directdebit)."""
 
@@ -192,6 +198,13 @@ class DirectDebitRequest(models.Model):
     payment = models.OneToOneField(
         Payment, on_delete=models.SET_NULL, null=True, blank=True, related_name="direct_debit"
     )
+    # The code's SMS as the provider reports it (apps.payments.sms): "sent" once the
+    # provider took it, then "delivered" or "failed" from its delivery receipt
+    # (apps.payments.views_sms); "failed" too when the provider refused it at once.
+    sms_state = models.CharField(_("SMS"), max_length=10, choices=SmsState.choices, blank=True, default="")
+    sms_message_id = models.CharField(_("SMS message id"), max_length=64, blank=True, db_index=True)
+    sms_error = models.CharField(_("SMS error"), max_length=120, blank=True)
+    sms_updated = models.DateTimeField(_("SMS state changed"), null=True, blank=True)
     created = models.DateTimeField(_("created"), auto_now_add=True)
 
     class Meta:

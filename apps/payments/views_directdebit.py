@@ -20,6 +20,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from apps.common.exceptions import ApplicationError
 from apps.payments import directdebit
 from apps.payments.forms_directdebit import CodeForm, DirectDebitForm
+from apps.payments.models import SmsState
 from apps.payments.selectors import payment_country
 
 STEP1_FIELDS = ("account_holder", "iban", "street", "house_number", "postal_code", "city", "mobile")
@@ -175,6 +176,10 @@ def _code_context(request: HttpRequest, dd_request, form: CodeForm, **extra) -> 
         "mobile_masked": directdebit.mobile_mask(dd_request.mobile),
         "valid_minutes": int(directdebit.CODE_VALID.total_seconds() // 60),
         "state_message": directdebit.STATE_MESSAGES.get(directdebit.request_state(dd_request), ""),
+        # The provider refused the code's SMS or reported it undelivered: the code will not
+        # come, so the page offers a new one at once instead of the code field.
+        "sms_failed": dd_request.sms_state == SmsState.FAILED,
+        "sms_failed_message": directdebit.MESSAGE_SMS_UNDELIVERED,
         **extra,
     }
 

@@ -34,6 +34,19 @@ def _sandbox_allowed() -> bool:
     return bool(_SANDBOX_RULE) and _SANDBOX_RULE[0]()
 
 
+# Where the SMS provider reports the delivery of a site's messages is the payments app's
+# (apps.payments.sms.sms_status_url); the payments admin hands it over like the rule above.
+_SMS_STATUS_URL: list[Callable[[Site], str]] = []
+
+
+def site_admin_sms_status_url_register(address: Callable[[Site], str]) -> None:
+    _SMS_STATUS_URL[:] = [address]
+
+
+def _sms_status_url(site: Site) -> str:
+    return _SMS_STATUS_URL[0](site) if _SMS_STATUS_URL else ""
+
+
 class DomainInline(admin.TabularInline):
     model = Domain
     extra = 1
@@ -79,11 +92,12 @@ def _country_codes(values) -> list[str]:
 class SiteAdminForm(forms.ModelForm):
     """The site's settings (spec §3), each validated by the model (apps.tenants.models,
     apps.tenants.validators). Lists with fixed choices (profile fields, search fields,
-    regions) are chosen, not typed. The Mollie key and the push private key are
+    regions) are chosen, not typed. The Mollie key, the push private key and the Twilio
+    auth token are
     write-only: the page never contains them (only whether one is stored); leaving the
     field empty keeps the stored key, "remove" clears it."""
 
-    SECRETS = ("mollie_api_key", "push_private_key")
+    SECRETS = ("mollie_api_key", "push_private_key", "twilio_auth_token")
 
     visible_profile_fields = forms.MultipleChoiceField(
         label=_("visible profile fields"),
@@ -111,6 +125,8 @@ class SiteAdminForm(forms.ModelForm):
 
     mollie_api_key = SecretField(label=_("Mollie API key"), max_length=100)
     mollie_api_key_remove = forms.BooleanField(label=_("Remove the stored Mollie key"), required=False)
+    twilio_auth_token = SecretField(label=_("Twilio auth token"), max_length=100)
+    twilio_auth_token_remove = forms.BooleanField(label=_("Remove the stored Twilio auth token"), required=False)
     push_private_key = SecretField(label=_("push private key (VAPID)"), max_length=200)
     push_private_key_remove = forms.BooleanField(label=_("Remove the stored push private key"), required=False)
 
@@ -171,7 +187,7 @@ class SiteAdmin(admin.ModelAdmin):
     list_filter = ("niche", "is_active")
     search_fields = ("name", "domains__domain", "schema_name")
     inlines = [DomainInline, MinimumMessageCostInline, GiftInline]
-    readonly_fields = ("created", "theme_preview", "payments")
+    readonly_fields = ("created", "theme_preview", "payments", "sms_status_url")
     fieldsets = (
         (None, {"fields": ("name", "schema_name", "niche", "company", "is_active", "created")}),
         (_("Languages and countries"), {"fields": ("languages", "domain_language", "countries", "regions")}),
@@ -223,6 +239,24 @@ class SiteAdmin(admin.ModelAdmin):
                 )
             },
         ),
+        (
+            _("SMS"),
+            {
+                "fields": (
+                    "sms_provider",
+                    "twilio_account_sid",
+                    "twilio_auth_token",
+                    "twilio_auth_token_remove",
+                    "sms_sender",
+                    "sms_status_url",
+                ),
+                "description": _(
+                    "Who sends the direct-debit codes. The deployment's default, or the site's own Twilio "
+                    "account: give Twilio no address yourself, each message names the delivery-receipt "
+                    "address below."
+                ),
+            },
+        ),
         (_("Theme and delivery"), {"fields": ("theme_primary", "theme_secondary", "theme_preview", "cdn_prefix")}),
         (
             _("Push (VAPID)"),
@@ -272,6 +306,13 @@ class SiteAdmin(admin.ModelAdmin):
             ),
             gettext("Enter both colours as #rrggbb to see them here."),
         )
+
+    @admin.display(description=_("delivery receipts"))
+    def sms_status_url(self, obj: Site | None) -> str:
+        """Where Twilio reports the delivery of the site's messages (apps.payments.views_sms)."""
+        if obj is None or not obj.pk:
+            return gettext("Shown once the site is saved.")
+        return format_html('<code data-testid="sms-status-url">{}</code>', _sms_status_url(obj) or "—")
 
     @admin.display(description=_("payments"))
     def payments(self, obj: Site | None) -> str:

@@ -38,6 +38,8 @@ from apps.tenants.validators import (
     https_url,
     one_line,
     phone_number,
+    sms_sender_format,
+    twilio_sid_format,
     vapid_private_key,
     vapid_public_key,
     vat_number,
@@ -285,6 +287,34 @@ class Site(TenantMixin):
         help_text=_("The site's own key (live_… or test_…); required when the gateway is Mollie."),
     )
     direct_debit_enabled = models.BooleanField(_("offer SMS direct debit"), default=True)
+    # SMS (the direct-debit codes, apps.payments.sms): the deployment's backend
+    # (SMS_BACKEND) or the site's own Twilio account, its auth token encrypted.
+    sms_provider = models.CharField(
+        _("SMS provider"),
+        max_length=20,
+        choices=[("", _("The deployment's default")), ("twilio", "Twilio")],
+        blank=True,
+        default="",
+    )
+    twilio_account_sid = models.CharField(
+        _("Twilio account SID"), max_length=34, blank=True, validators=[twilio_sid_format]
+    )
+    twilio_auth_token = EncryptedCharField(
+        _("Twilio auth token"),
+        max_length=100,
+        blank=True,
+        help_text=_("Sends the messages and checks the delivery receipts' signatures."),
+    )
+    sms_sender = models.CharField(
+        _("SMS sender"),
+        max_length=16,
+        blank=True,
+        validators=[sms_sender_format],
+        help_text=_(
+            "An alphanumeric sender ID (up to 11 letters, digits and spaces, at least one letter) or the "
+            "account's number in +E.164 form. Empty: the deployment's sender."
+        ),
+    )
 
     # Theme.
     theme_primary = models.CharField(_("primary colour"), max_length=7, default="#5566e8", validators=[hex_colour])
@@ -364,6 +394,15 @@ class Site(TenantMixin):
             errors.setdefault("search_fields", []).append(
                 _("Fields that cannot be searched: %(names)s") % {"names": ", ".join(bad)}
             )
+        if self.sms_provider == "twilio":
+            if not self.twilio_account_sid:
+                errors.setdefault("twilio_account_sid", []).append(_("Enter the site's Twilio account SID."))
+            if not re.fullmatch(r"[0-9a-f]{32}", self.twilio_auth_token or ""):
+                errors.setdefault("twilio_auth_token", []).append(
+                    _("Enter the site's Twilio auth token (32 characters 0-9 and a-f).")
+                )
+            if not self.sms_sender and not settings.TWILIO_SENDER:
+                errors.setdefault("sms_sender", []).append(_("Enter the sender of the site's text messages."))
         if self.payment_gateway == "mollie" and not re.match(r"^(live|test)_\w{20,}$", self.mollie_api_key or ""):
             errors.setdefault("mollie_api_key", []).append(_("Enter the site's Mollie API key (live_… or test_…)."))
         for name in ("visible_profile_fields", "search_fields"):

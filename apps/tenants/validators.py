@@ -20,6 +20,19 @@ phone_number = RegexValidator(
     _("Enter a phone number of 6 to 20 digits, e.g. +31 20 123 4567."),
 )
 
+# A Twilio account SID: "AC" and 32 hexadecimal digits.
+twilio_sid_format = RegexValidator(
+    r"\AAC[0-9a-f]{32}\Z", _("Enter a Twilio account SID: AC and 32 characters 0-9 and a-f.")
+)
+
+# Who a text message comes from: an alphanumeric sender ID (1-11 letters, digits and
+# spaces, at least one letter: what networks in most of Europe show instead of a number)
+# or a number in E.164 form.
+sms_sender_format = RegexValidator(
+    r"\A(?:(?=[A-Za-z0-9 ]{1,11}\Z)(?=.*[A-Za-z])[A-Za-z0-9](?:[A-Za-z0-9 ]*[A-Za-z0-9])?|\+[1-9][0-9]{6,14})\Z",
+    _("Enter up to 11 letters, digits and spaces with at least one letter, or a number such as +31612345678."),
+)
+
 vat_number = RegexValidator(
     r"^[A-Z]{2}[0-9A-Z+*.]{2,13}$",
     _("Enter a VAT number: the country's two capital letters and 2 to 13 letters or digits, e.g. NL123456789B01."),

@@ -537,6 +537,20 @@ MAIL_WEBHOOK_SECRET = env("MAIL_WEBHOOK_SECRET", default="")
 
 # --- SMS and SMS direct debit (apps.payments.sms, apps.payments.directdebit) ----
 SMS_BACKEND = env("SMS_BACKEND", default="apps.payments.sms.ConsoleBackend")
+# The deployment's Twilio account (apps.payments.sms.TwilioBackend as SMS_BACKEND, and
+# the default of every site whose admin names no account of its own).
+TWILIO_ACCOUNT_SID = env("TWILIO_ACCOUNT_SID", default="")
+TWILIO_AUTH_TOKEN = env("TWILIO_AUTH_TOKEN", default="")
+# An alphanumeric sender ID (up to 11 characters) or the account's number (+E.164).
+TWILIO_SENDER = env("TWILIO_SENDER", default="")
+# Twilio's REST API; tests point it at a local fake (tests/fake_twilio.py).
+TWILIO_API_URL = env("TWILIO_API_URL", default="https://api.twilio.com")
+# How long a member waits for the provider at most (seconds) before hearing it failed.
+SMS_TIMEOUT = env.float("SMS_TIMEOUT", default=10.0)
+# Where the provider sends delivery receipts: the operators' host as the provider reaches
+# it, e.g. https://operators.example.com (/hooks/sms/twilio/<site> is added). Empty: the
+# operators' host's primary domain over https.
+SMS_STATUS_BASE_URL = env("SMS_STATUS_BASE_URL", default="")
 # Test money: the sandbox gateway takes payments and the console or in-memory SMS backend
 # may be used. On for development and tests; production turns it off unless the
 # deployment says otherwise (docs/security.md "Production guard rails").

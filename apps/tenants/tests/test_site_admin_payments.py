@@ -56,7 +56,7 @@ def change_data(rf, user, site: Site, **changes) -> dict:
                 elif value is not None:
                     data[f"{formset.prefix}-{index}-{name}"] = value
     # A browser posts the write-only keys empty (the page never holds them).
-    data.update({"mollie_api_key": "", "push_private_key": ""})
+    data.update({"mollie_api_key": "", "push_private_key": "", "twilio_auth_token": ""})
     data.update(changes)
     return data
 
