@@ -127,3 +127,32 @@ def test_a_new_site_gets_the_default_packages_it_can_change():
     assert {price.currency: price.amount for price in packages[1].prices.all()} == DEFAULT_PACKAGES[1][1]
     CreditPackage.objects.filter(site=site).exclude(pk=packages[0].pk).delete()
     assert packages_default_ensure(site) == 0  # a site with packages keeps its own
+
+
+def test_the_twilio_auth_token_is_write_only_and_encrypted(operator, site, rf, settings):
+    from django.db import connection
+
+    settings.SMS_STATUS_BASE_URL = "https://operators.example.com"
+    user, client = operator
+    token, sid = "c" * 32, "AC" + "a" * 32
+    twilio = {"sms_provider": "twilio", "twilio_account_sid": sid, "sms_sender": "Dating"}
+    response = post(client, site, change_data(rf, user, site, twilio_auth_token=token, **twilio))
+    assert response.status_code == 302, response.content.decode()[:2000]
+    site.refresh_from_db()
+    assert (site.sms_provider, site.twilio_account_sid, site.twilio_auth_token) == ("twilio", sid, token)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT twilio_auth_token FROM tenants_site WHERE id = %s", [site.pk])
+        assert token not in cursor.fetchone()[0]
+
+    body = client.get(f"/admin/tenants/site/{site.pk}/change/").content.decode()
+    assert 'name="twilio_auth_token"' in body and token not in body
+    assert f"https://operators.example.com/hooks/sms/twilio/{site.schema_name}" in body
+    # Empty keeps the token; removing it while Twilio sends is refused; with the default it clears.
+    post(client, site, change_data(rf, user, site, sms_sender="Other"))
+    site.refresh_from_db()
+    assert site.twilio_auth_token == token and site.sms_sender == "Other"
+    response = post(client, site, change_data(rf, user, site, twilio_auth_token_remove="on"))
+    assert response.status_code == 200 and "Enter the site&#x27;s Twilio auth token" in response.content.decode()
+    post(client, site, change_data(rf, user, site, sms_provider="", twilio_auth_token_remove="on"))
+    site.refresh_from_db()
+    assert site.twilio_auth_token == "" and site.sms_provider == ""
