@@ -31,7 +31,7 @@ from django.utils.translation import gettext_lazy as _
 from apps.accounts.forms_settings import errors_to_form
 from apps.common.exceptions import ApplicationError
 from apps.common.media import media_file_response, media_path_check
-from apps.moderation.forms import ComplaintMoveForm, PhotoDecisionForm
+from apps.moderation.forms import ComplaintActForm, ComplaintMoveForm, PhotoDecisionForm
 from apps.moderation.models import ComplaintCase, PhotoDecision, PhotoReview
 from apps.moderation.selectors import (
     QUEUE_STRIP,
@@ -42,8 +42,9 @@ from apps.moderation.selectors import (
     photo_queue_sites,
     photo_still_waiting,
 )
-from apps.moderation.services import complaint_move, photo_decide
-from apps.profiles.models import ComplaintAction, ComplaintStatus, PhotoRejectionReason
+from apps.moderation.services import COMPLAINT_MEMBER_ACTIONS, complaint_act, complaint_move, photo_decide
+from apps.profiles.models import ComplaintAction, ComplaintStatus, PhotoRejectionReason, PhotoStatus, ProfileStatus
+from apps.tenants.models import MemberDirectoryEntry
 
 IMAGE_CACHE_CONTROL = "private, max-age=300"
 # Stale rows (photos deleted with their member's account) the queue page drops at once.
@@ -301,6 +302,7 @@ class ComplaintCaseAdmin(_QueueAdmin):
         return [
             path("<int:case_id>/handle/", view(self.handle_view), name=self._url_name("handle")),
             path("<int:case_id>/move/", view(self.move_view), name=self._url_name("move")),
+            path("<int:case_id>/act/<slug:action>/", view(self.act_view), name=self._url_name("act")),
             path("<int:case_id>/image/<str:kind>/", view(self.image_view), name=self._url_name("image")),
             *super().get_urls(),
         ]
@@ -318,9 +320,52 @@ class ComplaintCaseAdmin(_QueueAdmin):
             raise Http404
         return case
 
-    def _handle_page(self, request, case: ComplaintCase, *, form=None, status: int = 200):
+    def may_act(self, request) -> bool:
+        """The support console's actions on the member, from the complaint's page: deciding
+        complaints and acting on members (support.member_act) both."""
+        return self.can_decide(request) and request.user.has_perm("support.member_act")
+
+    def _act_context(self, request, case: ComplaintCase, view, act_form, act_action: str) -> dict:
+        """The actions offered on the complaint's page, each with its form (the one that
+        failed keeps what was typed and its errors)."""
+        # Up to support: the console's member page and whether the export was made.
+        from apps.support.services import export_made
+
+        entry_id = directory_entry_id(site_id=case.site_id, member_id=case.member_id)
+        # A refused action no longer offered (the complaint was resolved meanwhile) says why at the top.
+        unshown = [
+            str(error) for errors in (act_form.errors.values() if act_form is not None else []) for error in errors
+        ]
+        if not self.may_act(request) or entry_id is None or case.status == ComplaintStatus.RESOLVED:
+            return {"act_forms": [], "act_errors": unshown}
+        entry = MemberDirectoryEntry.objects.select_related("site").get(pk=entry_id)
+        offered = []
+        if view.photo is not None and view.photo.status != PhotoStatus.REJECTED:
+            offered.append(("photo_hide", gettext("Hide the reported photo")))
+        if view.profile is not None and view.profile.status != ProfileStatus.DISABLED:
+            offered.append(("profile_disable", gettext("Disable the profile (hidden from other members)")))
+        offered.append(("erase", gettext("Erase the account now")))
+        if any(action == act_action for action, _label in offered):
+            unshown = []
+        return {
+            "act_errors": unshown,
+            "act_forms": [
+                {
+                    "action": action,
+                    "label": label,
+                    "url": self._url("act", case.pk, action),
+                    "form": act_form if action == act_action and act_form is not None else ComplaintActForm(),
+                }
+                for action, label in offered
+            ],
+            "export_made": export_made(entry=entry),
+            "export_url": reverse("admin:support_member_act", args=[entry_id, "export"]),
+        }
+
+    def _handle_page(self, request, case: ComplaintCase, *, form=None, status: int = 200, act_form=None, act_action=""):
         view = complaint_view(case)
         context = {
+            **self._act_context(request, case, view, act_form, act_action),
             **self.admin_site.each_context(request),
             "title": gettext("Complaint %(id)s") % {"id": case.complaint_id},
             "opts": self.opts,
@@ -379,6 +424,41 @@ class ComplaintCaseAdmin(_QueueAdmin):
             )
             target = self._url("handle", following) if following else self._url("changelist")
             return HttpResponseRedirect(target)
+        return HttpResponseRedirect(self._url("handle", case.pk))
+
+    def act_view(self, request, case_id: int, action: str):
+        """Hide the reported photo, disable the profile or erase the account from the
+        complaint's page (apps.moderation.services.complaint_act): the complaint is
+        resolved with that action, the reason its note; both audited."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if action not in COMPLAINT_MEMBER_ACTIONS:
+            raise Http404
+        case = self._case(request, case_id, change=True)
+        if not self.may_act(request):
+            raise PermissionDenied
+        form = ComplaintActForm(request.POST)
+        if not form.is_valid():
+            return self._handle_page(request, case, status=400, act_form=form, act_action=action)
+        try:
+            case = complaint_act(case_id=case.pk, actor=request.user, action=action, reason=form.cleaned_data["reason"])
+        except ApplicationError as error:
+            if error.code == "not_found":
+                raise Http404(error.message) from error
+            form.add_error(None, error.message)
+            return self._handle_page(
+                request,
+                case,
+                status=error.status_code if error.status_code != 404 else 409,
+                act_form=form,
+                act_action=action,
+            )
+        self.message_user(
+            request,
+            gettext("Done: %(action)s. Complaint %(id)s is resolved.")
+            % {"action": case.get_action_display().lower(), "id": case.complaint_id},
+            messages.SUCCESS,
+        )
         return HttpResponseRedirect(self._url("handle", case.pk))
 
     def image_view(self, request, case_id: int, kind: str):

@@ -37,3 +37,14 @@ class ComplaintMoveForm(forms.Form):
         max_length=NOTE_MAX_LENGTH,
         widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
     )
+
+
+class ComplaintActForm(forms.Form):
+    """The support console's action on the complaint's member; its rules (and the reason's
+    length) are apps.support.services'."""
+
+    reason = forms.CharField(
+        label=_("Reason (for the audit trail)"),
+        max_length=1000,
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 50}),
+    )
