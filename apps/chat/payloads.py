@@ -73,6 +73,7 @@ def message_preview(message: Message | None, *, viewer_id: int) -> dict | None:
         "kind": message.kind,
         "text": text,
         "gift_emoji": message.gift_emoji or None,
+        "gift_name": gift_name(message.gift_name) or None,
         "mine": message.sender_id == viewer_id,
         "created": _iso(message.created),
         "read": message.read_at is not None,

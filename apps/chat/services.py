@@ -24,7 +24,7 @@ from django.db.models import Case, Exists, F, OuterRef, Q, Value, When
 from django.db.models.constants import OnConflict
 from django.db.models.functions import Coalesce
 from django.db.models.sql import InsertQuery
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from apps.accounts.models import SignupMessage, User, UserStatus
@@ -426,6 +426,16 @@ def message_send(
     return message, True
 
 
+def _payload_for_reader(message: Message, *, viewer_id: int) -> dict:
+    """`message_payload` for another member than the one whose request this is: a gift's
+    name in that member's language (nothing else in a message is translated)."""
+    if message.kind != MessageKind.GIFT:
+        return message_payload(message, viewer_id=viewer_id)
+    language = User.objects.filter(pk=viewer_id).values_list("language", flat=True).first()
+    with translation.override(language or "en"):
+        return message_payload(message, viewer_id=viewer_id)
+
+
 def _announce(*, message: Message, sender_id: int, recipient_id: int | None, sender_credits: int | None = None) -> None:
     # The recipient's copy goes first (after commit, in this order, nobody waiting for
     # them): the send-to-deliver time is what the chat feels like; the sender's other tabs
@@ -433,7 +443,7 @@ def _announce(*, message: Message, sender_id: int, recipient_id: int | None, sen
     if recipient_id:
         event_send_on_commit(
             user_id=recipient_id,
-            event={"type": "message.new", "message": message_payload(message, viewer_id=recipient_id)},
+            event={"type": "message.new", "message": _payload_for_reader(message, viewer_id=recipient_id)},
         )
     event_send_on_commit(
         user_id=sender_id,
@@ -629,7 +639,7 @@ def chat_release_held(*, user) -> int:
             released += len(held)
             for message in held:
                 message.held = False
-                payload = message_payload(message, viewer_id=user.pk)
+                payload = _payload_for_reader(message, viewer_id=user.pk)
                 event_send_on_commit(user_id=user.pk, event={"type": "message.new", "message": payload})
         signup_messages_deliver(user=user)
     if released:

@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from apps.accounts.selectors import age_on
 from apps.profiles.models import Profile
 from apps.profiles.selectors import public_thumb_url
+from apps.tenants.constants import interest_label
 from apps.tenants.current import current_site
 from apps.tenants.models import Site, _default_visible_fields
 from apps.tenants.regions import region_name
@@ -91,7 +92,7 @@ def card_facts(profile: Profile, shown) -> list[dict]:
     if details:
         facts.append({"name": "details", "text": " · ".join(details)})
     if "interests" in shown and profile.interests:
-        interests = ", ".join(profile.interests[:CARD_INTERESTS])
+        interests = ", ".join(interest_label(interest) for interest in profile.interests[:CARD_INTERESTS])
         more = "…" if len(profile.interests) > CARD_INTERESTS else ""
         facts.append({"name": "interests", "text": interests + more})
     if "about_me" in shown and profile.about_me.strip():

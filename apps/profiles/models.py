@@ -95,9 +95,7 @@ class Profile(models.Model):
     main_photo = models.ForeignKey("Photo", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     # A waiting photo the member chose as main photo while an approved one is main: others
     # keep seeing the approved one until support approves this one, never "no photo".
-    main_photo_waiting = models.ForeignKey(
-        "Photo", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
+    main_photo_waiting = models.ForeignKey("Photo", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 

@@ -28,6 +28,7 @@ from apps.profiles.search import (
     search_page,
     search_params_parse,
 )
+from apps.tenants.constants import interest_label
 from apps.tenants.models import Site
 from apps.tenants.selectors import region_data
 
@@ -44,7 +45,7 @@ def search_options(site: Site) -> dict:
     fields = []
     for name in site.search_fields:
         if name == "interests":
-            options = [{"value": item, "label": item} for item in site.interests]
+            options = [{"value": item, "label": interest_label(item)} for item in site.interests]
         elif name in CHOICE_FIELDS:
             options = [{"value": value, "label": str(label)} for value, label in CHOICE_FIELDS[name].choices]
         else:

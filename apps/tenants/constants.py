@@ -2,6 +2,7 @@
 
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 INTERFACE_LANGUAGES = ("da", "de", "en", "es", "fi", "fr", "it", "nb", "nl", "pl", "sv")
 
@@ -108,6 +109,31 @@ DEFAULT_INTERESTS = (
     "Fitness",
     "Photography",
 )
+
+# The default interests in the reader's language. Members' profiles and searches keep the
+# site's own words (the values above, or an operator's), so a search finds the same profiles
+# in every language; only what is shown is translated. An operator's own interest is shown
+# as typed.
+INTEREST_LABELS = {
+    "Travel": pgettext_lazy("interest", "Travel"),
+    "Music": pgettext_lazy("interest", "Music"),
+    "Cinema": pgettext_lazy("interest", "Cinema"),
+    "Cooking": pgettext_lazy("interest", "Cooking"),
+    "Sports": pgettext_lazy("interest", "Sports"),
+    "Reading": pgettext_lazy("interest", "Reading"),
+    "Dancing": pgettext_lazy("interest", "Dancing"),
+    "Nature": pgettext_lazy("interest", "Nature"),
+    "Art": pgettext_lazy("interest", "Art"),
+    "Gaming": pgettext_lazy("interest", "Gaming"),
+    "Fitness": pgettext_lazy("interest", "Fitness"),
+    "Photography": pgettext_lazy("interest", "Photography"),
+}
+
+
+def interest_label(value: str) -> str:
+    """An interest as the page's language names it (INTEREST_LABELS)."""
+    label = INTEREST_LABELS.get(value)
+    return str(label) if label is not None else value
 
 
 # The pictures of the default gifts (apps.tenants.services.DEFAULT_GIFTS), by emoji without

@@ -144,6 +144,8 @@ export interface ChatSummary {
     kind: string;
     text: string;
     gift_emoji: string | null;
+    /** A gift's name in the reader's language (absent from older answers). */
+    gift_name?: string | null;
     mine: boolean;
     created: string | null;
     read: boolean;

@@ -87,3 +87,34 @@ def test_blocking_through_the_service_closes_the_chat_on_both_sides(site, django
         block_create(user=anna.user, profile_id=ben.pk)
     assert [e for e in annas.events() if e["type"] == "chat.closed"] == [{"type": "chat.closed", "profile": ben.pk}]
     assert [e for e in bens.events() if e["type"] == "chat.closed"] == [{"type": "chat.closed", "profile": anna.pk}]
+
+
+def test_gift_names_in_the_recipients_language_and_in_the_chat_list_preview(
+    site, client_for, django_capture_on_commit_callbacks
+):
+    from django.conf import settings
+    from django.utils import translation
+
+    from apps.profiles.tests.helpers_view import logged_in
+    from apps.tenants.models import Gift
+
+    anna, ben = member(site, "Anna"), member(site, "Ben", user_fields={"language": "fr"})
+    credits_give(site, anna.user, 10)
+    listener = Listener(site, ben.user_id)
+    with on_site(site):
+        teddy = Gift.objects.get(site=site, name="Teddy bear")
+        conversation = conversation_open(user=anna.user, profile_id=ben.pk)
+        # Anna's request is in English; Ben reads French.
+        with translation.override("en"), django_capture_on_commit_callbacks(execute=True):
+            message, _created = message_send(
+                user=anna.user, conversation_id=conversation.pk, client_id=client_id(), gift_id=teddy.pk
+            )
+    assert message.gift_name == "Teddy bear"
+    [event] = [event for event in listener.events() if event["type"] == "message.new"]
+    assert event["message"]["gift"]["name"] == "Nounours"
+    # The chat list's last line names the gift, in the reader's language.
+    bens = logged_in(site, client_for, ben)
+    bens.cookies[settings.LANGUAGE_COOKIE_NAME] = "fr"
+    chats = bens.get("/api/chats.php", HTTP_ACCEPT_LANGUAGE="fr").json()["chats"]
+    [last] = [chat["last_message"] for chat in chats if chat["conversation"] == conversation.pk]
+    assert (last["kind"], last["gift_name"]) == ("gift", "Nounours")

@@ -5,15 +5,20 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('profiles', '0004_moderation'),
+        ("profiles", "0004_moderation"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='profile',
-            name='main_photo_waiting',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='profiles.photo'),
+            model_name="profile",
+            name="main_photo_waiting",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="profiles.photo",
+            ),
         ),
     ]

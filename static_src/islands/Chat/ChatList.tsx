@@ -41,7 +41,7 @@ function preview(chat: ChatSummary, strings: Record<string, string>): string {
   if (!last) return "";
   let text = last.text;
   if (last.kind === "photo") text = `📷 ${strings.photo}`;
-  else if (last.kind === "gift") text = `${last.gift_emoji ?? "🎁"} ${strings.gift}`;
+  else if (last.kind === "gift") text = `${last.gift_emoji ?? "🎁"} ${last.gift_name || strings.gift}`;
   return last.mine ? `${strings.you} ${text}` : text;
 }
 

@@ -6,7 +6,7 @@
  * Rendered by the default layout for logged-in members only. Once per page load it asks
  * GET /api/auto-like.php ({"profile": card | null}: a real unseen received like, which the
  * server marks seen). With a profile it shows a Bootstrap modal: title, photo (or the
- * initial as avatar), name, age, city and a "View profile" button. A click anywhere closes
+ * silhouette the cards show without one), name, age, city and a "View profile" button. A click anywhere closes
  * it; the photo and the button also pass the profile id to `onSelect` (default: go to the
  * profile page). 500 ms after the answer the likes are reloaded (GET /api/likes.php ->
  * appStore.totals.newLikes), so the badges lose the like just shown. Errors are silent.
@@ -15,6 +15,7 @@ import { useEffect, useRef, useState } from "react";
 
 import { get } from "../../lib/api";
 import { Dialog } from "../../lib/Dialog";
+import { Silhouette } from "../../lib/silhouette";
 import { appStore } from "../../lib/store";
 
 export interface MatchModalStrings {
@@ -125,7 +126,6 @@ export function MatchModal({ strings, autoLikeUrl, likesUrl, profileUrl, onSelec
   };
 
   const thumb = profile.main_image?.thumb_filename;
-  const initial = profile.name.trim().charAt(0).toUpperCase() || "?";
   const nameAge = profile.age ? `${profile.name}, ${profile.age}` : profile.name;
 
   // Closes on any click (spec §2); the photo and the button also open the profile.
@@ -160,12 +160,7 @@ export function MatchModal({ strings, autoLikeUrl, likesUrl, profileUrl, onSelec
           {thumb ? (
             <img className="rounded-circle object-fit-cover" src={thumb} alt={profile.name} />
           ) : (
-            <span
-              className="rounded-circle bg-primary text-white d-flex align-items-center justify-content-center display-5"
-              aria-hidden="true"
-            >
-              {initial}
-            </span>
+            <Silhouette className="rounded-circle match-modal-silhouette" size={160} testId="match-modal-silhouette" />
           )}
         </span>
       </button>

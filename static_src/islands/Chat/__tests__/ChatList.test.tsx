@@ -61,9 +61,11 @@ describe("ChatList", () => {
       chat(2, { last_message: { ...last, kind: "photo", text: "" } }),
       chat(3, { last_message: { ...last, kind: "gift", text: "", gift_emoji: "🌹" } }),
       chat(4, { last_message: null }),
+      chat(5, { last_message: { ...last, kind: "gift", text: "", gift_emoji: "🧸", gift_name: "Nounours" } }),
     ]);
     const previews = screen.getAllByTestId("chat-preview").map((el) => el.textContent);
-    expect(previews).toEqual(["You: See you", "📷 Photo", "🌹 Gift", ""]);
+    // The chat list preview of a gift shows its name (in the reader's language) when the server gives it.
+    expect(previews).toEqual(["You: See you", "📷 Photo", "🌹 Gift", "", "🧸 Nounours"]);
   });
 
   it("shows the unread count, 99+ above 99, and no badge at 0", () => {

@@ -91,12 +91,14 @@ describe("MatchModal", () => {
     expect(modal.querySelector("[style]")).toBeNull(); // CSP: no inline styles
   });
 
-  it("shows the initial when the profile has no photo", async () => {
+  it("match modal shows the silhouette, not an initial, when the profile has no photo", async () => {
     answer = () => json(200, { profile: { ...card, main_image: null } });
     render(<MatchModal {...props()} />);
     await settle();
-    expect(screen.queryByRole("img")).toBeNull();
-    expect(screen.getByTestId("match-modal-photo").textContent).toBe("A");
+    const photo = screen.getByTestId("match-modal-photo");
+    expect(photo.querySelector("img")).toBeNull();
+    expect(photo.querySelector("[data-testid='match-modal-silhouette']")?.getAttribute("aria-hidden")).toBe("true");
+    expect(photo.textContent).toBe("");
   });
 
   it("shows nothing when the answer is null, and nothing on errors", async () => {
