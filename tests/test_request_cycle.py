@@ -33,6 +33,7 @@ from django.core.exceptions import RequestAborted
 from django.core.signals import request_started
 from django.db import connection
 from django.utils import translation
+from django.utils.html import escape
 from django.utils.module_loading import import_string
 from django_tenants.utils import get_public_schema_name
 
@@ -42,6 +43,7 @@ from apps.chat.services import conversation_open
 from apps.chat.tests.helpers import credits_give
 from apps.common import locale, realtime
 from apps.common.asgi import SiteASGIHandler
+from apps.common.exceptions import RETRY_AFTER_SECONDS, unavailable_body, unavailable_message
 from apps.common.realtime import HANDLER, member_group
 from conftest import on_site
 from tests.faults import TcpProxy
@@ -285,6 +287,22 @@ async def _get(handler: SiteASGIHandler, host: str, path: str, headers: dict[str
     }
 
 
+async def _get_with_headers(handler: SiteASGIHandler, host: str, path: str, headers: dict[str, str]) -> dict:
+    """`_get` with the response's headers."""
+    seen: dict = {}
+
+    async def noting(scope, receive, send):
+        async def send_noting(message):
+            if message["type"] == "http.response.start":
+                seen.update({k.decode().lower(): v.decode() for k, v in message["headers"]})
+            await send(message)
+
+        await SiteASGIHandler.__call__(handler, scope, receive, send_noting)
+
+    answer = await _get(noting, host, path, headers)
+    return {**answer, "headers": seen}
+
+
 def test_request_cycle_a_pooled_thread_carries_no_site_member_or_language_into_the_next_request(
     site, gay_site, committed
 ):
@@ -348,3 +366,60 @@ def test_request_cycle_asgiref_is_pinned_to_the_version_installed():
     apps.common.asgi): the version is a decision, not whatever Django's range allows."""
     pins = re.findall(r"^asgiref==(\S+)$", (ROOT / "requirements.txt").read_text(), re.MULTILINE)
     assert pins == [version("asgiref")]
+
+
+# --- Load shedding -------------------------------------------------------------------------
+
+
+def test_request_cycle_past_its_slots_a_request_waits_its_turn_or_gets_503_with_retry_after(site, settings):
+    """With every slot taken (REQUEST_CONCURRENCY) a request waits up to
+    REQUEST_QUEUE_SECONDS for one: given none, it is answered 503 with Retry-After at once,
+    in the visitor's language, as JSON under /api/, without reaching Django; given one, it
+    is served as usual."""
+    settings.REQUEST_CONCURRENCY = 1
+    settings.REQUEST_QUEUE_SECONDS = 0
+    entered, release = threading.Event(), threading.Event()
+    reached: list[str] = []
+    handler = SiteASGIHandler()
+    respond = handler._respond
+
+    def held(request):
+        reached.append(request.path)
+        if request.path == "/pages/faq":
+            entered.set()
+            release.wait(60)
+        return respond(request)
+
+    handler._respond = held
+
+    async def run() -> tuple[dict, dict, dict, dict]:
+        first = asyncio.ensure_future(_get_with_headers(handler, "localhost", "/pages/faq", {}))
+        assert await asyncio.to_thread(entered.wait, 60)  # the one slot is taken
+        page = await _get_with_headers(handler, "localhost", "/", {"accept-language": "de"})
+        api = await _get_with_headers(handler, "localhost", "/api/user.php", {"accept-language": "fr-CH, fr;q=0.9"})
+        settings.REQUEST_QUEUE_SECONDS = 60
+        waiting = asyncio.ensure_future(_get_with_headers(handler, "localhost", "/", {}))
+        await asyncio.sleep(0)  # it is in the line, behind the held request
+        assert not waiting.done()
+        release.set()
+        return await first, page, api, await waiting
+
+    try:
+        first, page, api, waited = in_thread(async_to_sync(run))
+    finally:
+        release.set()
+        for executor in handler._idle:
+            executor.shutdown()
+
+    assert first["status"] == 200 and waited["status"] == 200
+    assert reached == ["/pages/faq", "/"]  # the shed ones never reached Django
+    for shed in (page, api):
+        assert shed["status"] == 503
+        assert shed["headers"]["retry-after"] == str(RETRY_AFTER_SECONDS)
+    assert page["headers"]["content-type"].startswith("text/html")
+    with translation.override("de"):
+        assert escape(unavailable_message()).encode() in page["body"]
+    assert api["headers"]["content-type"] == "application/json"
+    with translation.override("fr"):
+        assert json.loads(api["body"]) == unavailable_body()
+        assert unavailable_message() != "The service is busy right now. Please try again in a moment."

@@ -120,6 +120,10 @@ DATABASE_URL = env("DATABASE_URL", default="postgres://postgres@localhost:5432/d
 # connection. DATABASE_POOL_MAX_SIZE=0 turns the pool off (then DATABASE_CONN_MAX_AGE
 # applies), e.g. behind PgBouncer.
 DATABASE_POOL_MAX_SIZE = env.int("DATABASE_POOL_MAX_SIZE", default=10)
+# Load shedding (apps.common.asgi): requests of one process in Django at once, and how
+# long the next ones wait for a turn before they get 503 with Retry-After.
+REQUEST_CONCURRENCY = env.int("REQUEST_CONCURRENCY", default=64)
+REQUEST_QUEUE_SECONDS = env.float("REQUEST_QUEUE_SECONDS", default=5.0)
 if DATABASE_POOL_MAX_SIZE > 0:
     DATABASES = {
         "default": database_from_url(
