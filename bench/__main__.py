@@ -17,6 +17,7 @@ import traceback
 from datetime import UTC, datetime
 
 from bench import (
+    bench_burst,
     bench_js,
     bench_landers,
     bench_landing,
@@ -51,6 +52,7 @@ BENCHMARKS = {
     bench_notify.NAME: bench_notify,
     bench_scale.NAME: bench_scale,
     bench_js.NAME: bench_js,
+    bench_burst.NAME: bench_burst,
 }
 # Run only when asked for (--only soak, make soak): ten minutes of load.
 OPTIONAL = {bench_soak.NAME: bench_soak}
@@ -95,6 +97,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--scale-sockets", type=int, default=10_000, help="idle sockets over scale's 2 processes (default 10000)"
     )
+    parser.add_argument("--burst", type=int, default=1000, help="requests at once in the burst benchmark")
     parser.add_argument(
         "--notify-members", type=int, default=100_000,
         help="members who get the fan-out's news notice (default 100000)",
@@ -107,6 +110,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         parser.error("--notify-members must be at least 100 and --notify-senders at least 20")
     if args.ws_connections < 40 or args.ws_connections % 2 or args.ws_sends < 1:
         parser.error("--ws-connections must be an even number of at least 40, --ws-sends positive")
+    if args.burst < 2:
+        parser.error("--burst must be at least 2")
     if args.deep_page < 2 or args.latency_samples < 1:
         parser.error("--deep-page must be at least 2 and --latency-samples positive")
     if args.requests < 1 or args.rounds < 1 or args.concurrency < 1 or args.create_sites < 1 or args.warmup < 0:

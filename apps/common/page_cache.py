@@ -104,6 +104,8 @@ CAMPAIGNS = 16
 # Markers for the per-response parts; HTML never holds a NUL (BadInputMiddleware).
 NONCE_MARK = b"\x00page-cache-nonce\x00"
 CSRF_MARK = b"\x00page-cache-csrf\x00"
+# Connections of a process to the cache's Redis; more lookups at once wait for one.
+REDIS_CONNECTIONS = 64
 # Bump when the entry's layout changes.
 ENTRY_FORMAT = 4
 # A query string longer than this goes to Django unparsed (no site's link is that long).
@@ -536,7 +538,14 @@ def _async_client():
     if client is None:
         import redis.asyncio
 
-        client = redis.asyncio.Redis.from_url(key[1], **_timeouts())
+        # Under a burst more lookups than connections are under way at once: they wait
+        # their turn for a connection (up to the socket timeout) instead of failing with
+        # "too many connections", which would mark the cache away for every visitor.
+        timeouts = _timeouts()
+        pool = redis.asyncio.BlockingConnectionPool.from_url(
+            key[1], max_connections=REDIS_CONNECTIONS, timeout=timeouts["socket_timeout"], **timeouts
+        )
+        client = redis.asyncio.Redis(connection_pool=pool)
         _clients.clear()  # one loop per server process; a test's finished loops go
         _clients[key] = client
     return client
