@@ -352,6 +352,22 @@ def test_a_twilio_deployment_default_needs_its_account(settings):
     assert sms_backend_check() == []
 
 
+def test_production_starts_with_twilio_as_the_default_without_test_payments():
+    from cryptography.fernet import Fernet
+
+    from apps.tenants.tests.test_stored_keys import production
+
+    started = production(
+        SECRETS_KEYS=Fernet.generate_key().decode(),
+        ALLOW_TEST_PAYMENTS=None,
+        SMS_BACKEND="apps.payments.sms.TwilioBackend",
+        TWILIO_ACCOUNT_SID="AC" + "a" * 32,
+        TWILIO_AUTH_TOKEN="b" * 32,
+        TWILIO_SENDER="Dating",
+    )
+    assert started.returncode == 0 and "started" in started.stdout, started.stderr
+
+
 def test_an_unconfigured_backend_refuses_without_a_request(settings, twilio):
     settings.TWILIO_ACCOUNT_SID = settings.TWILIO_AUTH_TOKEN = settings.TWILIO_SENDER = ""
     with pytest.raises(sms.SmsError):

@@ -144,6 +144,12 @@ def test_the_twilio_auth_token_is_write_only_and_encrypted(operator, site, rf, s
         cursor.execute("SELECT twilio_auth_token FROM tenants_site WHERE id = %s", [site.pk])
         assert token not in cursor.fetchone()[0]
 
+    # The audit trail records that it changed, never the token.
+    from apps.support.models import AuditEntry
+
+    entry = AuditEntry.objects.filter(action="tenants.site.change").order_by("-pk").first()
+    assert entry is not None and token not in str(entry.before) + str(entry.after)
+
     body = client.get(f"/admin/tenants/site/{site.pk}/change/").content.decode()
     assert 'name="twilio_auth_token"' in body and token not in body
     assert f"https://operators.example.com/hooks/sms/twilio/{site.schema_name}" in body
