@@ -3,6 +3,7 @@ the whole ASGI application with Channels' WebsocketCommunicator and the real Red
 channel layer. Rows are committed (apps/chat/tests/conftest.py); each async test body
 runs in a worker thread, whose connection the consumer's database calls share."""
 
+import asyncio
 import contextlib
 import json
 import secrets
@@ -437,19 +438,56 @@ def test_a_socket_whose_client_is_gone_when_an_event_arrives_leaves_its_group(co
         return wrapped
 
     async def body():
+        layer = channel_layers["default"]
+        group = member_group(site_id=site.pk, user_id=anna.user.pk)
+        key = layer._group_key(group)
+        connection = layer.connection(layer.consistent_hash(group))
+        before = set(await connection.zrange(key, 0, -1))  # another test's socket may be there
         headers = _socket("localhost", session).scope["headers"]  # the same socket, through the server's send
         socket = WebsocketCommunicator(as_the_server(application), "/ws/", headers=headers)
         assert (await socket.connect(timeout=TIMEOUT))[0]
         await socket.send_json_to({"type": "ping"})
         assert await socket.receive_json_from(timeout=TIMEOUT) == {"type": "pong"}
-        layer = channel_layers["default"]
-        group = member_group(site_id=site.pk, user_id=anna.user.pk)
-        key = layer._group_key(group)
-        connection = layer.connection(layer.consistent_hash(group))
-        assert await connection.zcard(key) == 1
+        assert len(set(await connection.zrange(key, 0, -1)) - before) == 1
         gone.set()
         await layer.group_send(group, {"type": HANDLER, "event": {"type": "typing", "conversation": 1}})
         await socket.wait(TIMEOUT)  # the consumer ended with the failed send
-        assert await connection.zcard(key) == 0
+        assert set(await connection.zrange(key, 0, -1)) - before == set()
+
+    run(body)
+
+
+def test_sockets_opened_at_once_are_checked_together_each_as_its_own_member(committed, site, pair, monkeypatch):
+    """A crowd of handshakes (a deploy, a network blip) is checked in batches: one
+    database hop for many sockets, and still each socket is its own session's member's,
+    and a socket with no valid session is refused."""
+    from apps.chat import routing
+    from apps.common.realtime import HANDLER, member_group
+
+    anna, ben, _conversation = pair
+    sessions = {"anna": committed.session(site, anna.user), "ben": committed.session(site, ben.user)}
+    batches: list[int] = []
+    lookup = routing._sites_and_members
+
+    def counted(lookups):
+        batches.append(len(lookups))
+        return lookup(lookups)
+
+    monkeypatch.setattr(routing, "_sites_and_members", counted)
+    who = ["anna", "ben"] * 8 + ["nobody"] * 2
+
+    async def body():
+        sockets = [_socket("localhost", sessions.get(name, "x" * 32)) for name in who]
+        results = await asyncio.gather(*(socket.connect(timeout=TIMEOUT) for socket in sockets))
+        assert [connected for connected, _ in results] == [name != "nobody" for name in who]
+        assert sum(batches) == len(who) and len(batches) < len(who)
+        layer = channel_layers["default"]
+        for name, user in (("anna", anna.user), ("ben", ben.user)):
+            group = member_group(site_id=site.pk, user_id=user.pk)
+            await layer.group_send(group, {"type": HANDLER, "event": {"type": "typing", "conversation": len(name)}})
+        for name, socket in zip(who, sockets, strict=True):
+            if name != "nobody":
+                assert await socket.receive_json_from(timeout=TIMEOUT) == {"type": "typing", "conversation": len(name)}
+                await socket.disconnect()
 
     run(body)
