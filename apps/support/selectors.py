@@ -71,6 +71,15 @@ def member_of(entry: MemberDirectoryEntry):
     return get_user_model().objects.filter(pk=entry.member_id).first()
 
 
+def traffic_source(tracking) -> list[tuple[str, str]]:
+    """The member's tracking kept at signup (network, ref, sub1-3, aff_sub*, cpc, lander,
+    campaign) as (name, value) pairs, only those given."""
+    if tracking is None:
+        return []
+    names = (*tracking.TRACKING_FIELDS, *tracking.LANDER_FIELDS)
+    return [(name, getattr(tracking, name)) for name in names if getattr(tracking, name)]
+
+
 def member_overview(entry: MemberDirectoryEntry, member) -> dict:
     """Everything the member page shows, read in the member's site schema."""
     from allauth.account.models import EmailAddress
@@ -91,6 +100,7 @@ def member_overview(entry: MemberDirectoryEntry, member) -> dict:
         "profile": profile,
         "photos": photos,
         "tracking": getattr(member, "tracking", None),  # None when the member has none
+        "traffic_source": traffic_source(getattr(member, "tracking", None)),
         "email_verified": EmailAddress.objects.filter(user=member, email__iexact=member.email, verified=True).exists(),
         "ledger": ledger_balance(member),
         "entries": list(CreditEntry.objects.filter(user_id=member.pk).select_related("payment")[:LEDGER_ROWS]),

@@ -483,3 +483,30 @@ class TestPhotos:
         assert support.get(f"/admin/support/member/{entry.pk}/photo/999999/").status_code == 404
         operators = staff_client(staff_member("operators", "ops"))
         assert operators.get(url).status_code == 403
+
+
+# --- The member's traffic source ---------------------------------------------------------
+
+
+class TestTrafficSource:
+    def test_the_page_shows_where_the_member_came_from(self, support, site, anna):
+        from apps.accounts.models import SignupTracking
+
+        with on_site(site):
+            SignupTracking.objects.update_or_create(
+                user=anna,
+                defaults={"network": "adnet", "ref": "<b>r1</b>", "sub1": "banner", "cpc": "0.12", "lander": "gallery"},
+            )
+        html = body(support.get(page_url(entry_of(site, anna))))
+        source = html.split('data-testid="support-traffic-source"')[1].split("</td>")[0]
+        for text in ("network", "adnet", "sub1", "banner", "cpc", "0.12", "lander", "gallery"):
+            assert text in source
+        assert "&lt;b&gt;r1&lt;/b&gt;" in source and "<b>" not in source
+
+    def test_a_member_who_came_on_their_own(self, support, site, anna):
+        from apps.accounts.models import SignupTracking
+
+        with on_site(site):
+            SignupTracking.objects.filter(user=anna).delete()
+        html = body(support.get(page_url(entry_of(site, anna))))
+        assert "no traffic source" in html.split('data-testid="support-traffic-source"')[1]
