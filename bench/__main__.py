@@ -22,6 +22,7 @@ from bench import (
     bench_landers,
     bench_landing,
     bench_notify,
+    bench_reports,
     bench_scale,
     bench_search,
     bench_site_create,
@@ -53,6 +54,7 @@ BENCHMARKS = {
     bench_scale.NAME: bench_scale,
     bench_js.NAME: bench_js,
     bench_burst.NAME: bench_burst,
+    bench_reports.NAME: bench_reports,
 }
 # Run only when asked for (--only soak, make soak): ten minutes of load.
 OPTIONAL = {bench_soak.NAME: bench_soak}
