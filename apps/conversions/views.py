@@ -61,10 +61,7 @@ class ReportForm(forms.Form):
         self.fields["site"].choices = [("", gettext("All sites")), *sites]
 
     def clean_net(self) -> str:
-        value = self.cleaned_data["net"]
-        if "\x00" in value:
-            raise forms.ValidationError(gettext("Enter a network's name."))
-        return value.strip().lower()
+        return self.cleaned_data["net"].strip().lower()
 
     def clean(self):
         data = super().clean()
