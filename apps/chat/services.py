@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Case, Exists, F, OuterRef, Q, Value, When
+from django.db.models import Exists, F, OuterRef, Q
 from django.db.models.constants import OnConflict
 from django.db.models.functions import Coalesce
 from django.db.models.sql import InsertQuery
@@ -262,6 +262,19 @@ def _files_delete(names: list[str]) -> None:
             default_storage.delete(name)
 
 
+# The conversation's newest message and both members' lists, after a message is stored.
+_LISTED = f"""
+WITH conversation AS (
+    UPDATE {Conversation._meta.db_table} SET started_by_id = %s, last_message_at = %s WHERE id = %s
+)
+UPDATE {Participant._meta.db_table}
+SET listed = true, last_message_id = %s, last_message_at = %s, deleted_at = NULL,
+    is_starter = CASE WHEN id = %s THEN %s ELSE is_starter END,
+    num_unread = CASE WHEN id = %s THEN num_unread + 1 ELSE num_unread END
+WHERE id = ANY(%s)
+"""  # noqa: S608 (table names from the models, values as parameters)
+
+
 def _sendable(*, user: User, conversation_id: int, cost: int) -> tuple[Participant, Participant, User | None, bool]:
     """(the sender's participant row, the other's with the conversation, the recipient,
     whether this is the conversation's first message), with the rows locked, once the
@@ -388,22 +401,17 @@ def message_send(
                 conversation.started_by_id = sender.pk
                 mine.is_starter = True
             conversation.last_message_at = now
-            conversation.save(update_fields=["started_by", "last_message_at"])
-            # Both lists in one statement: the message is the newest of each, unread for
-            # the recipient (unless it is held for them).
+            # The conversation and both lists in one statement: the message is the newest
+            # of each, unread for the recipient (unless it is held for them).
             listing = [mine.pk] if held else [mine.pk, theirs.pk]
-            Participant.objects.filter(pk__in=listing).update(
-                listed=True,
-                last_message=message,
-                last_message_at=now,
-                deleted_at=None,
-                is_starter=Case(When(pk=mine.pk, then=Value(mine.is_starter)), default=F("is_starter")),
-                num_unread=Case(
-                    When(pk=theirs.pk, then=F("num_unread") + 1),
-                    default=F("num_unread"),
-                    output_field=Participant._meta.get_field("num_unread"),
-                ),
-            )
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    _LISTED,
+                    [
+                        *(conversation.started_by_id, now, conversation.pk),
+                        *(message.pk, now, mine.pk, mine.is_starter, theirs.pk, listing),
+                    ],
+                )
             if not held and recipient is not None:  # an e-mail or push if still unread after a while
                 notice_event(
                     user=recipient,
