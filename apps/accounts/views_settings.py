@@ -274,13 +274,13 @@ def _delete_state(request: HttpRequest) -> dict | None:
     return state if isinstance(state, dict) and state.get("reason") in DeleteReason.values else None
 
 
-def _offers_context(offers: list[str]) -> list[dict]:
+def _offers_context(request: HttpRequest, offers: list[str]) -> list[dict]:
     return [
         {
             "name": offer,
             "url": {
                 deletion.OFFER_CHANGE_EMAIL: _settings_url("email"),
-                deletion.OFFER_TRYOUT: deletion.tryout_url(),
+                deletion.OFFER_TRYOUT: deletion.tryout_url(request=request, user=request.user),
             }.get(offer),
         }
         for offer in offers
@@ -314,7 +314,8 @@ def account_delete(request: HttpRequest) -> HttpResponse:
             step, status = "reason", 400
         else:
             request.session[DELETE_SESSION_KEY] = state
-            next_step = "offers" if deletion.delete_offers(site=site, reason=state["reason"]) else "confirm"
+            offers = deletion.delete_offers(request=request, user=request.user, reason=state["reason"])
+            next_step = "offers" if offers else "confirm"
             return redirect(reverse("account-delete") + f"?step={next_step}")
     elif action == "privacy":
         account_settings.invisible_set(user=request.user, invisible=True)
@@ -359,14 +360,14 @@ def account_delete(request: HttpRequest) -> HttpResponse:
 
     if step not in ("reason", "offers", "confirm") or (step != "reason" and state is None):
         return redirect("account-delete")
-    offers = deletion.delete_offers(site=site, reason=state["reason"]) if state else []
+    offers = deletion.delete_offers(request=request, user=request.user, reason=state["reason"]) if state else []
     context = {
         "step": step,
         "reason_form": reason_form,
         "confirm_form": confirm_form,
         "state": state,
         "reason_label": DeleteReason(state["reason"]).label if state else "",
-        "offers": _offers_context(offers),
+        "offers": _offers_context(request, offers),
         "discount": deletion.delete_discount_percent(site=site),
         "days": settings.REACTIVATION_DAYS,
     }

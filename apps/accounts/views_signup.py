@@ -10,7 +10,7 @@ from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.dates import MONTHS
 from django.utils.translation import get_language
@@ -30,16 +30,8 @@ from apps.tenants.selectors import push_public_key, regions_offered, request_cou
 SIGNUP_ROUTES = frozenset({"signup", "members-id-signup", "complete-signup"})
 
 
-def _url(name: str, fallback: str, *args) -> str:
-    """A route's path; the fallback while a route of spec §2 is still being built."""
-    try:
-        return reverse(name, args=args)
-    except NoReverseMatch:
-        return fallback
-
-
 def _login_redirect(request: HttpRequest) -> HttpResponse:
-    return redirect(f"{_url('login', '/login')}?{urlencode({'next': request.get_full_path()})}")
+    return redirect(f"{reverse('login')}?{urlencode({'next': request.get_full_path()})}")
 
 
 def member_required(view):
@@ -84,7 +76,7 @@ def _site_signup_props(
             "user": reverse("api-user"),
             "push": reverse("api-user") + "?push=1",
             "serviceWorker": reverse("service-worker"),
-            "login": _url("login", "/login"),
+            "login": reverse("login"),
             "service": reverse("pages-service"),
             "terms": reverse("pages-terms"),
             "privacy": reverse("pages-privacy"),
@@ -114,9 +106,7 @@ def signup_island_props(
         tuple(site.regions),
     )
     after_login = (
-        _url("members-id", f"/members/{profile.pk}", profile.pk)
-        if profile
-        else (request.get_full_path() if mode == "modal" else "/")
+        reverse("members-id", args=[profile.pk]) if profile else (request.get_full_path() if mode == "modal" else "/")
     )
     return {
         **shared,
@@ -169,14 +159,14 @@ def signup_matches_page(request: HttpRequest) -> HttpResponse:
             "age": age_on(profile.date_of_birth, today) if profile.date_of_birth else None,
             "city": profile.city,
             "thumb": public_thumb_url(profile),
-            "url": _url("members-id", f"/members/{profile.pk}", profile.pk),
+            "url": reverse("members-id", args=[profile.pk]),
         }
         for profile in page.object_list
     ]
     return render(
         request,
         "accounts/signup_matches.html",
-        {"page": page, "cards": cards, "members_url": _url("members", "/members")},
+        {"page": page, "cards": cards, "members_url": reverse("members")},
     )
 
 

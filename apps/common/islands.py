@@ -187,32 +187,6 @@ def match_finder_strings() -> dict:
     }
 
 
-def swipe_game_strings() -> dict:
-    """The swipe game (/swipe-game, /landers/tinderswipe). `{count}`, `{wait}`,
-    `{name}`, `{hours}` and `{minutes}` are filled in by the island."""
-    return {
-        "like": _("Like"),
-        "pass": _("Pass"),
-        "likesLeft": _("Likes left today: {count}"),
-        "limitReached": _("You have used your 4 likes for today. New likes in {wait}."),
-        "waitHours": _("{hours} h {minutes} min"),
-        "waitMinutes": _("{minutes} min"),
-        "matchTitle": _("It's a match!"),
-        "matchBody": _("You and {name} like each other."),
-        "matchLink": _("View profile"),
-        "close": _("Close"),
-        "empty": _("There is nobody new to swipe right now."),
-        "emptyLink": _("Search members"),
-        "signup": _("Sign up for free"),
-        "loading": _("Loading…"),
-        "noPhoto": _("No photo"),
-        "fictional": _("Fictional profile"),
-        "hint": _("Swipe right to like, left to pass, or use the arrow keys."),
-        "keys": _("Keyboard: the left arrow key passes, the right arrow key likes."),
-        "error": _("An error has occurred."),
-    }
-
-
 def match_modal_strings() -> dict:
     """The match modal (spec §2): a received like, shown once after page load."""
     return {
@@ -238,7 +212,6 @@ ISLAND_STRINGS: dict[str, Callable[[], dict]] = {
     "Signup": signup_strings,
     "Search": search_strings,
     "MatchFinder": match_finder_strings,
-    "SwipeGame": swipe_game_strings,
     "MatchModal": match_modal_strings,
     "LikeModal": like_modal_strings,
 }

@@ -7,8 +7,11 @@ class LikesConfig(AppConfig):
 
     def ready(self) -> None:
         from apps.accounts.selectors import member_totals_register
+        from apps.common.islands import island_strings_register
+        from apps.likes.islands import swipe_game_strings
 
         member_totals_register(new_likes_total)
+        island_strings_register("SwipeGame", swipe_game_strings)
 
 
 def new_likes_total(user) -> dict:

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from apps.common.exceptions import ApplicationError
 from apps.likes.models import Like, LikeSource, SwipePass
@@ -116,7 +117,12 @@ def swipe_limit_error(*, now: datetime | None = None) -> ApplicationError:
     next_at = next_day_start(now)
     return ApplicationError(
         "swipe_limit",
-        _("You have used your 4 likes for today. New likes in %(wait)s.") % {"wait": wait_text(next_at, now=now)},
+        ngettext(
+            "You have used your %(count)s like for today. New likes in %(wait)s.",
+            "You have used your %(count)s likes for today. New likes in %(wait)s.",
+            SWIPE_LIKES_PER_DAY,
+        )
+        % {"count": SWIPE_LIKES_PER_DAY, "wait": wait_text(next_at, now=now)},
         status_code=429,
         extra={"likes_left": 0, "next_likes_at": next_at.isoformat()},
     )

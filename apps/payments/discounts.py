@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 
 from allauth.core.internal import ratelimit
 from django.http import HttpRequest
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -365,10 +365,7 @@ def time_bonus_page_state(user, *, now: datetime | None = None) -> dict | None:
 
 
 def _credits_url() -> str:
-    try:
-        return reverse("credits")
-    except NoReverseMatch:
-        return "/credits"
+    return reverse("credits")
 
 
 def time_bonus_island_props(request: HttpRequest, state: dict | None) -> dict | None:

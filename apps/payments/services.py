@@ -25,7 +25,7 @@ from django.db import transaction
 from django.db.models import Q, Sum, Value
 from django.db.models.functions import Coalesce
 from django.http import HttpRequest
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django_tenants.utils import get_public_schema_name, tenant_context
@@ -144,10 +144,7 @@ def _member_check(user, *, direct_debit: bool = False) -> None:
 
 
 def _return_path(package_id: int, method: str) -> str:
-    try:
-        return reverse("credits-id-paymentmethod", args=[package_id, method])
-    except NoReverseMatch:
-        return f"/credits/{package_id}/{method}"
+    return reverse("credits-id-paymentmethod", args=[package_id, method])
 
 
 def _urls(request: HttpRequest, payment: Payment) -> tuple[str, str]:

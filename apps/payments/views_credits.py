@@ -17,7 +17,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
@@ -46,21 +46,12 @@ from apps.payments.selectors import (
     payment_methods,
 )
 from apps.payments.services import payment_charge_mandate
+from apps.tenants.constants import MATCH_CHANCE_PERCENTAGE
 
 DIRECT_DEBIT = "directdebit"
 # Discounts the member gets without typing a code.
 AUTOMATIC_CODES = frozenset({TIME_BONUS_CODE, WELCOME_CODE, ""})
 PAYPAL = "paypal"
-# Spec §9 marketing text.
-MATCH_CHANCE_PERCENTAGE = 46
-
-
-def _url(name: str, fallback: str, *args) -> str:
-    """A route of another part of the app, with its spec path while it is not there yet."""
-    try:
-        return reverse(name, args=args)
-    except NoReverseMatch:
-        return fallback
 
 
 def _checkout_url(package_id: int, method: str | None = None, **query: str) -> str:
@@ -71,7 +62,7 @@ def _checkout_url(package_id: int, method: str | None = None, **query: str) -> s
 
 
 def _direct_debit_url(package_id: int) -> str:
-    return f"{_url('directdebit', '/directdebit')}?{urlencode({'package': package_id})}"
+    return f"{reverse('directdebit')}?{urlencode({'package': package_id})}"
 
 
 def _methods(request: HttpRequest, country: str) -> list[str]:
@@ -150,10 +141,10 @@ def _common_props(request: HttpRequest) -> dict:
         "frozen": user.credits_frozen,
         "urls": {
             "payment": reverse("api-payment"),
-            "discount": _url("api-discountcode", "/api/discountcode.php"),
+            "discount": reverse("api-discountcode"),
             "credits": reverse("credits"),
             "repeatOrder": reverse("credits-repeat-order"),
-            "transactions": _url("transactions-id", "/transactions"),
+            "transactions": reverse("transactions-id"),
         },
     }
 
@@ -250,8 +241,8 @@ def credits_page(request: HttpRequest) -> HttpResponse:
             "mandate_label": method_label(mandate.method) if mandate else "",
             "frozen": user.credits_frozen,
             "frozen_message": credits_frozen_error().message,
-            "direct_debit_url": _url("directdebit", "/directdebit") if DIRECT_DEBIT in methods else "",
-            "transactions_url": _url("transactions-id", "/transactions"),
+            "direct_debit_url": reverse("directdebit") if DIRECT_DEBIT in methods else "",
+            "transactions_url": reverse("transactions-id"),
             "match_chance": MATCH_CHANCE_PERCENTAGE,
         },
     )
@@ -324,7 +315,7 @@ def checkout_page(request: HttpRequest, id: int, paymentmethod: str | None = Non
         "payment": payment_response(payment) if payment else None,
         "recurring": bool(payment and payment.sequence == Sequence.RECURRING),
         "paypalUrl": _checkout_url(id, PAYPAL) if paypal_offered else "",
-        "membersUrl": _url("members", "/members"),
+        "membersUrl": reverse("members"),
     }
     if payment:
         title = _("Payment")
@@ -392,7 +383,7 @@ def repeat_order_page(request: HttpRequest) -> HttpResponse:
             "is_last": chosen.id == last_id,
             "frozen": user.credits_frozen,
             "frozen_message": credits_frozen_error().message,
-            "transactions_url": _url("transactions-id", "/transactions"),
+            "transactions_url": reverse("transactions-id"),
         },
     )
 

@@ -46,18 +46,8 @@ def _errors_to_form(form, error: ApplicationError) -> None:
 
 
 def _base_context(request: HttpRequest) -> dict:
-    credits_url = reverse("credits") if _has_route("credits") else "/credits"
+    credits_url = reverse("credits")
     return {"credits_url": credits_url, "company": request.site.company}
-
-
-def _has_route(name: str) -> bool:
-    from django.urls import NoReverseMatch
-
-    try:
-        reverse(name)
-    except NoReverseMatch:
-        return False
-    return True
 
 
 @never_cache

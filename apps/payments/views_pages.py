@@ -25,13 +25,14 @@ from apps.payments.methods import method_label
 from apps.payments.models import Payment, PaymentStatus
 from apps.payments.selectors import OfferedPackage, packages_offered, payment_country
 from apps.payments.services import refund_request, refundable
+from apps.tenants.constants import MATCH_CHANCE_PERCENTAGE
 from apps.tenants.models import Site
+from apps.tenants.selectors import text_message_credits
 
 # Spec §6 and §9: what a free member may do, and what premium adds.
 FREE_PHOTOS = 3
 PREMIUM_PHOTOS = 25
 FREE_CONVERSATIONS = 2
-MATCH_CHANCE_PERCENTAGE = 46
 
 PURCHASES_PER_PAGE = 10
 ENTRIES_PER_PAGE = 25
@@ -82,13 +83,6 @@ def _member(request: HttpRequest):
     return request.user if request.user.is_authenticated else None
 
 
-def message_credits_for(site: Site, country: str) -> int:
-    """Credits per message in a country: the site's price, or the country's minimum
-    when that is higher (spec §3 `minimum_message_costs`). Prefetched with the site."""
-    minimum = next((cost.costs for cost in site.minimum_message_costs.all() if cost.country.code == country), 0)
-    return max(site.message_credits, minimum)
-
-
 # --- /premium ----------------------------------------------------------------------
 
 
@@ -125,7 +119,7 @@ def pricing_page(request: HttpRequest) -> HttpResponse:
     site = request.site
     country = payment_country(request=request, user=_member(request))
     packages = packages_offered(site=site, country=country)
-    message_credits = message_credits_for(site, country)
+    message_credits = text_message_credits(site, country)
     # The lowest price of one message: bought in the package with the cheapest credits.
     cheapest = min(packages, key=lambda package: Fraction(package.amount, package.credits), default=None)
     message_from = (

@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 # Up to accounts: the complaint form shows errors the way the settings' forms do.
@@ -18,20 +18,12 @@ from apps.profiles.services.blocks import block_create, block_delete
 from apps.profiles.services.complaints import COMPLAINT_MAX_LENGTH, complaint_create, complaint_subject
 
 
-def _url(name: str, fallback: str, *args) -> str:
-    """A route's path; the fallback while a route of spec §2 is still being built."""
-    try:
-        return reverse(name, args=args)
-    except NoReverseMatch:
-        return fallback
-
-
 def _login_url(request: HttpRequest, next_path: str | None = None) -> str:
-    return f"{_url('login', '/login')}?{urlencode({'next': next_path or request.get_full_path()})}"
+    return f"{reverse('login')}?{urlencode({'next': next_path or request.get_full_path()})}"
 
 
 def _block_action(request: HttpRequest, id: int, action) -> HttpResponse:
-    profile_path = _url("members-id", f"/members/{id}", id)
+    profile_path = reverse("members-id", args=[id])
     if not request.user.is_authenticated:
         return redirect(_login_url(request, profile_path))
     try:

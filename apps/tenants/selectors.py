@@ -42,6 +42,15 @@ def visible_languages(site: Site, country: str | None) -> list[str]:
 _COUNTRY_NAMES: dict[tuple[str, str], str] = {}
 
 
+def text_message_credits(site: Site, country: str) -> int:
+    """Credits a text message costs a member of `country`: the site's `message_credits`, or
+    the country's minimum when that is higher (spec §3 `minimum_message_costs`: a minimum
+    never makes a message cheaper). The one rule the chat charges (apps.chat.pricing) and
+    /pricing shows. `.all()` so the site middleware's prefetch is used."""
+    minimum = next((cost.costs for cost in site.minimum_message_costs.all() if cost.country.code == country), 0)
+    return max(site.message_credits, minimum)
+
+
 def country_name(code: str) -> str:
     """A country's name in the active language: django-countries' translation, looked up
     once per language and country (a card list names the same few countries again and

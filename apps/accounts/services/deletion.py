@@ -15,7 +15,7 @@ from django.contrib.sessions.models import Session
 from django.db import transaction
 from django.db.models import Q
 from django.http import HttpRequest
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django_tenants.utils import get_public_schema_name, tenant_context
@@ -77,12 +77,18 @@ def _reactivation_seconds() -> int:
     return settings.REACTIVATION_DAYS * 24 * 60 * 60
 
 
-def tryout_url() -> str | None:
-    """The credits page (tryout package) once the credits app serves it."""
-    try:
-        return reverse("credits")
-    except NoReverseMatch:
+def tryout_url(*, request: HttpRequest, user: User) -> str | None:
+    """The save-offer's tryout package: the site's smallest package on sale in the member's
+    currency, straight to its checkout. None for a premium member (they have bought and
+    know the packages) and on a site that sells none: then the offer is not made."""
+    if user.paid_user:
         return None
+    # Lazy: payments imports accounts' models; the delete flow reads what the site sells.
+    from apps.payments.selectors import packages_offered, payment_country
+
+    offered = packages_offered(site=request.site, country=payment_country(request=request, user=user))
+    smallest = min(offered, key=lambda package: (package.credits, package.amount), default=None)
+    return reverse("credits-id-paymentmethod", args=[smallest.id]) if smallest is not None else None
 
 
 def delete_discount_percent(*, site: Site) -> int:
@@ -90,12 +96,13 @@ def delete_discount_percent(*, site: Site) -> int:
     return company.delete_discount if company is not None else 0
 
 
-def delete_offers(*, site: Site, reason: str) -> list[str]:
-    """The save-offers for this reason that the site can make."""
+def delete_offers(*, request: HttpRequest, user: User, reason: str) -> list[str]:
+    """The save-offers for this reason that the site can make this member."""
+    site = request.site
     available = {
         OFFER_CHANGE_EMAIL: True,
         OFFER_PRIVACY: True,
-        OFFER_TRYOUT: tryout_url() is not None,
+        OFFER_TRYOUT: tryout_url(request=request, user=user) is not None,
         OFFER_DISCOUNT: delete_discount_percent(site=site) > 0,
     }
     return [offer for offer in OFFERS_BY_REASON.get(reason, ALL_OFFERS) if available[offer]]

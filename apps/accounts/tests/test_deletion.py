@@ -11,7 +11,6 @@ from django.core import mail, signing
 from django.utils import timezone
 
 from apps.accounts.models import PushSubscription, SignupTracking, User, UserStatus
-from apps.accounts.services import deletion
 from apps.accounts.services.deletion import REACTIVATE, members_erase_expired
 from apps.accounts.services.tokens import member_token_make
 from apps.accounts.tasks import members_erase_expired as members_erase_expired_task
@@ -103,8 +102,29 @@ class TestOffers:
         body = client.get(response.headers["Location"]).content.decode()
         assert 'data-testid="offer-discount"' in body
         assert "Stay with us and get 50% discount. It applies to your next purchase." in body
-        assert ('data-testid="offer-tryout"' in body) == (deletion.tryout_url() is not None)
         assert 'href="/notifications/delete?step=confirm"' in body
+
+    def test_tryout_package_is_the_sites_smallest_package_and_never_for_premium(self, site, client, anna):
+        from apps.payments.models import CreditPackage
+
+        with on_site(site):
+            smallest = CreditPackage.objects.filter(site=site, is_active=True).order_by("credits").first()
+        body = client.get(choose(client, "no_members").headers["Location"]).content.decode()
+        assert 'data-testid="offer-tryout"' in body
+        assert f'href="/credits/{smallest.pk}"' in body  # straight to that package's checkout
+        assert client.get(f"/credits/{smallest.pk}").status_code == 200
+
+        with on_site(site):
+            User.objects.filter(pk=anna.pk).update(paid_user=True)
+        body = client.get(choose(client, "no_members").headers["Location"]).content.decode()
+        assert 'data-testid="offer-tryout"' not in body
+
+    def test_tryout_package_offer_is_not_made_on_a_site_that_sells_none(self, site, client):
+        from apps.payments.models import CreditPackage
+
+        CreditPackage.objects.filter(site=site).update(is_active=False)
+        body = client.get(choose(client, "no_members").headers["Location"]).content.decode()
+        assert 'data-testid="offer-tryout"' not in body and 'data-testid="offer-discount"' in body
 
     def test_no_discount_when_the_company_offers_none(self, site, client):
         site.company.delete_discount = 0

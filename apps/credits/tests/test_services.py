@@ -433,7 +433,9 @@ class TestConstraints:
         ],
     )
     def test_entries_with_the_right_sign_are_stored(self, anna, kind, credits):
-        CreditEntry.objects.create(user=anna, kind=kind, credits=credits, balance_after=0)
+        entry = CreditEntry.objects.create(user=anna, kind=kind, credits=credits, balance_after=0)
+        stored = CreditEntry.objects.get(pk=entry.pk)
+        assert (stored.user_id, stored.kind, stored.credits) == (anna.pk, kind, credits)
 
     def test_an_unknown_kind_is_refused(self, anna):
         with pytest.raises(IntegrityError), transaction.atomic():

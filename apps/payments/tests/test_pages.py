@@ -1,6 +1,7 @@
 """The payments app's pages: /premium, /pricing, the return policy, /transactions and the
 invoice-like view of one purchase with its refund of unused credits."""
 
+import re
 import uuid
 from datetime import timedelta
 
@@ -198,6 +199,27 @@ def test_pricing_shows_the_countrys_minimum_message_cost(site, client_for):
     assert 'data-testid="pricing-cost-message">4 credits<' in us
     gb = client_for(site, HTTP_CF_IPCOUNTRY="GB").get("/pricing").content.decode()
     assert 'data-testid="pricing-cost-message">1 credit<' in gb
+
+
+@pytest.mark.parametrize(("country", "minimum", "expected"), [("GB", 2, 3), ("US", 5, 5), ("FR", None, 3)])
+def test_minimum_message_costs_same_on_pricing_and_in_chat(site, client_for, country, minimum, expected):
+    """A country's minimum never makes a message cheaper than `message_credits`; the chat
+    charges what /pricing shows."""
+    from apps.chat.models import MessageKind
+    from apps.chat.pricing import message_cost
+    from apps.tenants.models import Site
+
+    site.message_credits = 3
+    site.save()
+    if minimum is not None:
+        MinimumMessageCost.objects.create(site=site, country=country, costs=minimum, currency="EUR")
+    anna = member(site, "Anna", country=country, user_fields={"country": country})
+    html = logged_in(site, client_for, anna).get("/pricing").content.decode()
+    shown = re.search(r'data-testid="pricing-cost-message">(\d+) credits?<', html).group(1)
+    fresh = Site.objects.prefetch_related("minimum_message_costs").get(pk=site.pk)
+    with on_site(site):
+        charged = message_cost(site=fresh, user=anna.user, kind=MessageKind.TEXT)
+    assert int(shown) == charged == expected
 
 
 def test_pricing_follows_the_sites_settings(site, client_for):

@@ -100,7 +100,11 @@ def test_rejected_photos_do_not_count(site, anna):
         upload(site, anna)
     with on_site(site):
         Photo.objects.filter(profile__user=anna).update(status=PhotoStatus.REJECTED)
-    upload(site, anna)
+    fourth = upload(site, anna)  # a free member's limit is 3: the rejected ones left room
+    with on_site(site):
+        kept = Photo.objects.filter(profile__user=anna).exclude(status=PhotoStatus.REJECTED)
+        assert list(kept.values_list("pk", flat=True)) == [fourth.pk]
+        assert Photo.objects.filter(profile__user=anna, status=PhotoStatus.REJECTED).count() == 3
 
 
 def test_two_uploads_at_once_cannot_pass_the_limit(site, anna):
