@@ -47,6 +47,8 @@ def text_message_credits(site: Site, country: str) -> int:
     the country's minimum when that is higher (spec §3 `minimum_message_costs`: a minimum
     never makes a message cheaper). The one rule the chat charges (apps.chat.pricing) and
     /pricing shows. `.all()` so the site middleware's prefetch is used."""
+    if not country:
+        return site.message_credits
     minimum = next((cost.costs for cost in site.minimum_message_costs.all() if cost.country.code == country), 0)
     return max(site.message_credits, minimum)
 
