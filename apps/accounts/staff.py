@@ -74,6 +74,9 @@ ROLES: dict[str, list[str]] = {
         *_view("moderation.photoreview", "moderation.complaintcase"),
         "moderation.change_photoreview",
         "moderation.change_complaintcase",
+        # The photo verification queue: view to see the selfies, change to decide.
+        *_view("moderation.verificationreview"),
+        "moderation.change_verificationreview",
     ],
 }
 

@@ -22,6 +22,15 @@ class SiteFileSystemStorage(FileSystemStorage):
         return super().save(_with_site_prefix(name), content, max_length=max_length)
 
 
+class PrivateSiteStorage(SiteFileSystemStorage):
+    """Files no member is ever served (verification selfies): kept outside MEDIA_ROOT
+    (settings PRIVATE_MEDIA_ROOT), so no media route or web server reaches them, and
+    without a URL; staff see them through a permission-checked view."""
+
+    def url(self, name):
+        raise ValueError("private files have no URL; serve them through a permission-checked view")
+
+
 def cdn_prefix() -> str:
     """The current site's CDN address (spec §3 settings cdn_prefix, without a trailing
     slash), or "" when it has none or there is no site (the operators' host, a task

@@ -21,8 +21,8 @@ from apps.likes.selectors import likeable_profiles
 from apps.likes.services import like_create
 from apps.profiles.cards import profile_card
 from apps.profiles.models import Profile
-from apps.profiles.search import own_profile
-from apps.profiles.selectors import looking_for_genders
+from apps.profiles.search import VERIFIED_PARAM, own_profile
+from apps.profiles.selectors import looking_for_genders, verified_q
 from apps.profiles.visibility import profiles_visible_to
 from apps.tenants.models import Site
 
@@ -73,14 +73,15 @@ def deck_genders(*, site: Site, profile: Profile | None) -> list[str]:
     )
 
 
-def swipe_deck(*, site: Site, user, limit: int = DECK_SIZE) -> list[Profile]:
+def swipe_deck(*, site: Site, user, limit: int = DECK_SIZE, verified: bool = False) -> list[Profile]:
     """Visible profiles of the genders the member looks for that the member neither liked
-    nor passed, newest first."""
+    nor passed, newest first; with `verified`, only those with the "verified" badge."""
     genders = deck_genders(site=site, profile=own_profile(user))
-    queryset: QuerySet[Profile] = (
-        likeable_profiles(user)
-        .filter(gender__in=genders)
-        .exclude(Exists(Like.objects.filter(liker_id=user.pk, profile_id=OuterRef("pk"))))
+    queryset: QuerySet[Profile] = likeable_profiles(user).filter(gender__in=genders)
+    if verified:
+        queryset = queryset.filter(verified_q())
+    queryset = (
+        queryset.exclude(Exists(Like.objects.filter(liker_id=user.pk, profile_id=OuterRef("pk"))))
         .exclude(Exists(SwipePass.objects.filter(member_id=user.pk, profile_id=OuterRef("pk"))))
         .select_related("main_photo")
         .order_by("-created", "-pk")
@@ -100,9 +101,19 @@ def deck_cards(profiles: list[Profile]) -> list[dict]:
     return [profile_card(profile, today=today) for profile in profiles]
 
 
-def swipe_payload(*, site: Site, user) -> dict:
-    """The JSON of GET /api/swipe.php."""
-    return {"deck": deck_cards(swipe_deck(site=site, user=user)), **swipe_status(user)}
+def swipe_verified_param(value) -> bool:
+    """The deck's "verified members only" parameter ("1"; "" or "0" for everyone).
+    Anything else is a 400 in the API's error shape."""
+    value = (value or "").strip()
+    if value not in ("", "0", "1"):
+        message = _("Choose 1 for verified members only, or leave it out.")
+        raise ApplicationError("invalid", message, extra={"fields": {VERIFIED_PARAM: [message]}})
+    return value == "1"
+
+
+def swipe_payload(*, site: Site, user, verified: bool = False) -> dict:
+    """The JSON of GET /api/swipe.php (?verified=1: verified members only)."""
+    return {"deck": deck_cards(swipe_deck(site=site, user=user, verified=verified)), **swipe_status(user)}
 
 
 # --- Services ----------------------------------------------------------------------

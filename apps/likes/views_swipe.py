@@ -8,7 +8,8 @@ from django.urls import reverse
 
 from apps.accounts.tracking import lander_visit_keep
 from apps.accounts.views_signup import member_required
-from apps.likes.swipe import VISITOR_FREE_SWIPES, deck_cards, demo_deck, swipe_payload
+from apps.common.exceptions import ApplicationError
+from apps.likes.swipe import VISITOR_FREE_SWIPES, deck_cards, demo_deck, swipe_payload, swipe_verified_param
 
 
 def _common_props() -> dict:
@@ -21,15 +22,22 @@ def _common_props() -> dict:
 
 @member_required
 def swipe_game_page(request: HttpRequest) -> HttpResponse:
-    payload = swipe_payload(site=request.site, user=request.user)
+    """?verified=1: only members with the "verified" badge (the island's later fetches
+    keep the choice through its API address); another value is a 400."""
+    try:
+        verified = swipe_verified_param(request.GET.get("verified"))
+    except ApplicationError as error:
+        return render(request, "likes/swipe_game.html", {"swipe_error": error.message}, status=400)
+    payload = swipe_payload(site=request.site, user=request.user, verified=verified)
     props = {
         **_common_props(),
+        "apiUrl": "/api/swipe.php?verified=1" if verified else "/api/swipe.php",
         "mode": "member",
         "deck": payload["deck"],
         "likesLeft": payload["likes_left"],
         "nextLikesAt": payload["next_likes_at"],
     }
-    return render(request, "likes/swipe_game.html", {"swipe_props": props})
+    return render(request, "likes/swipe_game.html", {"swipe_props": props, "verified_only": verified})
 
 
 def tinderswipe_lander(request: HttpRequest) -> HttpResponse:

@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Case, IntegerField, Value, When
-from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
+from django.http import FileResponse, Http404, HttpResponseNotAllowed, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
@@ -31,8 +31,8 @@ from django.utils.translation import gettext_lazy as _
 from apps.accounts.forms_settings import errors_to_form
 from apps.common.exceptions import ApplicationError
 from apps.common.media import media_file_response, media_path_check
-from apps.moderation.forms import ComplaintActForm, ComplaintMoveForm, PhotoDecisionForm
-from apps.moderation.models import ComplaintCase, PhotoDecision, PhotoReview
+from apps.moderation.forms import ComplaintActForm, ComplaintMoveForm, PhotoDecisionForm, VerificationDecisionForm
+from apps.moderation.models import ComplaintCase, PhotoDecision, PhotoReview, VerificationReview
 from apps.moderation.selectors import (
     QUEUE_STRIP,
     complaint_image_path,
@@ -41,9 +41,20 @@ from apps.moderation.selectors import (
     photo_queue,
     photo_queue_sites,
     photo_still_waiting,
+    verification_compare,
+    verification_photo_path,
+    verification_queue,
 )
-from apps.moderation.services import COMPLAINT_MEMBER_ACTIONS, complaint_act, complaint_move, photo_decide
+from apps.moderation.services import (
+    COMPLAINT_MEMBER_ACTIONS,
+    complaint_act,
+    complaint_move,
+    photo_decide,
+    verification_decide,
+)
 from apps.profiles.models import ComplaintAction, ComplaintStatus, PhotoRejectionReason, PhotoStatus, ProfileStatus
+from apps.profiles.poses import pose_info
+from apps.profiles.services.verification import selfie_storage
 from apps.tenants.models import MemberDirectoryEntry
 
 IMAGE_CACHE_CONTROL = "private, max-age=300"
@@ -471,3 +482,147 @@ class ComplaintCaseAdmin(_QueueAdmin):
             raise Http404
         media_path_check(path_name, "photos", schema=case.site.schema_name)
         return media_file_response(path_name, cache_control=IMAGE_CACHE_CONTROL)
+
+
+@admin.register(VerificationReview)
+class VerificationReviewAdmin(_QueueAdmin):
+    """Verified photos: /admin/moderation/verificationreview/queue/ shows the oldest
+    waiting selfie beside the pose asked for and the member's approved photos; support
+    verifies the member or not, with a reason. The changelist is the history. The
+    selfie is served only here, to staff with the view permission, from the private
+    storage; the member's photos only when they are that member's approved ones."""
+
+    list_display = ("created", "site", "member_name", "pose", "decision", "reason", "decided_by_name", "decided_at")
+    list_filter = ("decision", ("site", admin.RelatedOnlyFieldListFilter), "reason")
+    search_fields = ("member_name", "=verification_id", "=member_id", "decided_by_name")
+    list_select_related = ("site",)
+    show_full_result_count = False
+    readonly_fields = [field.name for field in VerificationReview._meta.fields]
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [
+            path("queue/", view(self.queue_view), name=self._url_name("queue")),
+            path("<int:review_id>/decide/", view(self.decide_view), name=self._url_name("decide")),
+            path("<int:review_id>/selfie/", view(self.selfie_view), name=self._url_name("selfie")),
+            path("<int:review_id>/photo/<int:photo_id>/", view(self.photo_view), name=self._url_name("photo")),
+            *super().get_urls(),
+        ]
+
+    def changelist_view(self, request, extra_context=None):
+        extra = {"title": gettext("Verification requests"), **(extra_context or {})}
+        return super().changelist_view(request, extra)
+
+    def queue_view(self, request):
+        self._check(request, change=False)
+        return self._queue_page(request, item_id=_positive_int(request.GET.get("item")))
+
+    def _queue_page(self, request, *, item_id: int | None = None, form=None, status: int = 200):
+        queue = verification_queue()
+        compare = None
+        for _attempt in range(PRUNE_LIMIT):
+            current = (queue.filter(pk=item_id).first() if item_id else None) or queue.first()
+            if current is None:
+                break
+            compare = verification_compare(current)
+            if compare is not None:
+                break
+            current.delete()  # the request or its selfie is gone: so is its place in the queue
+            item_id = None
+        else:
+            current = None
+        context = {
+            **self.admin_site.each_context(request),
+            "title": gettext("Photo verification"),
+            "opts": self.opts,
+            "current": current,
+            "total": queue.count(),
+            "form": form or VerificationDecisionForm(),
+            "reasons": VerificationReview._meta.get_field("reason").choices,
+            "can_decide": self.can_decide(request),
+            "history_url": self._url("changelist"),
+        }
+        if current is not None:
+            context.update(
+                {
+                    "pose": pose_info(current.pose),
+                    "selfie_url": self._url("selfie", current.pk),
+                    "photos": [
+                        {"id": photo["pk"], "url": self._url("photo", current.pk, photo["pk"])}
+                        for photo in compare["photos"]
+                    ],
+                    "decide_url": self._url("decide", current.pk),
+                    "member_url": _member_url(current.site_id, current.member_id),
+                }
+            )
+        return TemplateResponse(request, "admin/moderation/verificationreview/queue.html", context, status=status)
+
+    def decide_view(self, request, review_id: int):
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        self._check(request, change=True)
+        form = VerificationDecisionForm(request.POST)
+        if not form.is_valid():
+            if not VerificationReview.objects.filter(pk=review_id).exists():
+                raise Http404
+            return self._queue_page(request, item_id=review_id, form=form, status=400)
+        data = form.cleaned_data
+        try:
+            decided = verification_decide(
+                review_id=review_id, actor=request.user, decision=data["decision"], reason=data["reason"],
+                note=data["note"],
+            )  # fmt: skip
+        except ApplicationError as error:
+            if error.status_code == 404:
+                raise Http404(error.message) from error
+            if error.status_code == 409:
+                self.message_user(request, error.message, messages.WARNING)
+                return HttpResponseRedirect(self._url("queue"))
+            errors_to_form(form, error)
+            return self._queue_page(request, item_id=review_id, form=form, status=error.status_code)
+        if decided is None:
+            self.message_user(request, gettext("The request is gone; it left the queue."), messages.WARNING)
+        elif decided.decision == PhotoDecision.APPROVED:
+            self.message_user(
+                request, gettext("%(name)s is verified.") % {"name": decided.member_name}, messages.SUCCESS
+            )
+        else:
+            self.message_user(
+                request,
+                gettext("%(name)s is not verified: %(reason)s.")
+                % {"name": decided.member_name, "reason": decided.get_reason_display()},
+                messages.SUCCESS,
+            )
+        return HttpResponseRedirect(self._url("queue"))
+
+    def _review(self, request, review_id: int) -> VerificationReview:
+        self._check(request, change=False)
+        review = VerificationReview.objects.select_related("site").filter(pk=review_id).first()
+        if review is None:
+            raise Http404
+        return review
+
+    def selfie_view(self, request, review_id: int):
+        """The selfie, from the private storage, to staff only; never cached by others."""
+        review = self._review(request, review_id)
+        compare = verification_compare(review)
+        if compare is None:
+            raise Http404
+        name = compare["selfie"]
+        media_path_check(name, "verification", schema=review.site.schema_name)
+        try:
+            handle = selfie_storage().open(name, "rb")
+        except (FileNotFoundError, OSError) as error:
+            raise Http404 from error
+        response = FileResponse(handle, content_type="image/jpeg")
+        response["Cache-Control"] = "private, no-store"
+        return response
+
+    def photo_view(self, request, review_id: int, photo_id: int):
+        """One of the member's approved photos, beside the selfie."""
+        review = self._review(request, review_id)
+        name = verification_photo_path(review, photo_id)
+        if not name:
+            raise Http404
+        media_path_check(name, "photos", schema=review.site.schema_name)
+        return media_file_response(name, cache_control=IMAGE_CACHE_CONTROL)

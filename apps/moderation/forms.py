@@ -5,7 +5,7 @@ from django.utils.translation import gettext_lazy as _
 
 from apps.moderation.models import PhotoDecision
 from apps.moderation.services import NOTE_MAX_LENGTH
-from apps.profiles.models import ComplaintAction, ComplaintStatus, PhotoRejectionReason
+from apps.profiles.models import ComplaintAction, ComplaintStatus, PhotoRejectionReason, VerificationRejectionReason
 
 
 class PhotoDecisionForm(forms.Form):
@@ -24,6 +24,22 @@ class PhotoDecisionForm(forms.Form):
     # Where the queue goes on: the item after this one, within the same site filter.
     next = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
     site = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+
+
+class VerificationDecisionForm(forms.Form):
+    decision = forms.ChoiceField(
+        label=_("Decision"),
+        choices=[(PhotoDecision.APPROVED, _("Verify")), (PhotoDecision.REJECTED, _("Do not verify"))],
+    )
+    reason = forms.ChoiceField(
+        label=_("Reason for the rejection"), choices=VerificationRejectionReason.choices, required=False
+    )
+    note = forms.CharField(
+        label=_("Note for support (optional, not shown to the member)"),
+        required=False,
+        max_length=NOTE_MAX_LENGTH,
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 40}),
+    )
 
 
 class ComplaintMoveForm(forms.Form):

@@ -12,8 +12,8 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django_tenants.utils import tenant_context
 
-from apps.moderation.models import ComplaintCase, PhotoDecision, PhotoReview
-from apps.profiles.models import Complaint, Photo, PhotoStatus
+from apps.moderation.models import ComplaintCase, PhotoDecision, PhotoReview, VerificationReview
+from apps.profiles.models import Complaint, Photo, PhotoStatus, Verification
 from apps.tenants.models import Site
 
 
@@ -50,6 +50,20 @@ def photo_review_values(photo: Photo) -> dict:
 def photo_review_open(*, site: Site, photo: Photo) -> PhotoReview:
     """A new pending photo enters the moderation queue (call in the upload's transaction)."""
     return PhotoReview.objects.create(site=site, photo_id=photo.pk, **photo_review_values(photo))
+
+
+def verification_review_open(*, site: Site, verification: Verification) -> VerificationReview:
+    """A new verification request enters the verification queue (in its transaction)."""
+    profile = verification.profile
+    return VerificationReview.objects.create(
+        site=site,
+        verification_id=verification.pk,
+        profile_id=profile.pk,
+        member_id=profile.user_id,
+        member_name=profile.name[:150],
+        pose=verification.pose,
+        created=verification.created,
+    )
 
 
 def photo_review_drop(*, site: Site, photo_id: int) -> None:

@@ -12,7 +12,13 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from apps.profiles.models import ComplaintAction, ComplaintReason, ComplaintStatus, PhotoRejectionReason
+from apps.profiles.models import (
+    ComplaintAction,
+    ComplaintReason,
+    ComplaintStatus,
+    PhotoRejectionReason,
+    VerificationRejectionReason,
+)
 from apps.tenants.models import Site
 
 
@@ -96,3 +102,38 @@ class ComplaintCase(models.Model):
 
     def __str__(self) -> str:
         return _("Complaint %(id)s: %(reason)s") % {"id": self.complaint_id, "reason": self.get_reason_display()}
+
+
+class VerificationReview(models.Model):
+    """A member's verification selfie in the verification queue, decided side by side
+    with the member's approved photos. The selfie itself stays in the site's private
+    storage (apps.profiles Verification); this row names it by id. Permissions: view (see
+    the queue, the selfie and the photos), change (verify or refuse)."""
+
+    site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="+", verbose_name=_("site"))
+    verification_id = models.BigIntegerField(_("verification id"))
+    profile_id = models.BigIntegerField(_("profile id"))
+    member_id = models.BigIntegerField(_("member id"), null=True, blank=True)
+    member_name = models.CharField(_("member"), max_length=150, blank=True)
+    pose = models.CharField(_("pose"), max_length=30)
+    created = models.DateTimeField(_("asked"))
+    decision = models.CharField(
+        _("decision"), max_length=10, choices=PhotoDecision.choices, default=PhotoDecision.PENDING
+    )
+    reason = models.CharField(_("reason"), max_length=20, choices=VerificationRejectionReason.choices, blank=True)
+    note = models.TextField(_("note"), max_length=2000, blank=True)
+    decided_at = models.DateTimeField(_("decided"), null=True, blank=True)
+    decided_by_id = models.BigIntegerField(_("decided by (staff id)"), null=True, blank=True)
+    decided_by_name = models.CharField(_("decided by"), max_length=150, blank=True)
+
+    class Meta:
+        verbose_name = _("verification review")
+        verbose_name_plural = _("photo verification")
+        ordering = ["created", "pk"]
+        constraints = [models.UniqueConstraint(fields=["site", "verification_id"], name="unique_verification_review")]
+        indexes = [
+            models.Index(fields=["created", "id"], name="verification_queue_idx", condition=Q(decision="pending")),
+        ]
+
+    def __str__(self) -> str:
+        return _("Verification %(id)s of %(member)s") % {"id": self.verification_id, "member": self.member_name}

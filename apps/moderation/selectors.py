@@ -10,13 +10,15 @@ from django.db.models import Count, QuerySet
 from django_tenants.utils import tenant_context
 
 from apps.chat.models import Message, MessageKind
-from apps.moderation.models import ComplaintCase, PhotoDecision, PhotoReview
-from apps.profiles.models import Complaint, ComplaintStatus, Photo, Profile
+from apps.moderation.models import ComplaintCase, PhotoDecision, PhotoReview, VerificationReview
+from apps.profiles.models import Complaint, ComplaintStatus, Photo, PhotoStatus, Profile, Verification
 from apps.tenants.models import MemberDirectoryEntry
 
 # Messages shown before and after the one a complaint names.
 MESSAGES_AROUND = 3
 QUEUE_STRIP = 30
+# The member's approved photos shown beside a verification selfie.
+VERIFICATION_PHOTOS_SHOWN = 8
 
 
 def photo_queue(*, site_id: int | None = None) -> QuerySet[PhotoReview]:
@@ -38,9 +40,11 @@ def photo_queue_sites() -> list[dict]:
 
 
 def queue_sizes() -> dict[str, int]:
-    """Waiting photos and unresolved complaints across all sites: two index-only counts."""
+    """Waiting photos, verification requests and unresolved complaints across all sites:
+    index-only counts."""
     return {
         "photos": PhotoReview.objects.filter(decision=PhotoDecision.PENDING).count(),
+        "verifications": VerificationReview.objects.filter(decision=PhotoDecision.PENDING).count(),
         "complaints": ComplaintCase.objects.filter(
             status__in=[ComplaintStatus.OPEN, ComplaintStatus.IN_PROGRESS]
         ).count(),
@@ -138,3 +142,36 @@ def complaint_image_path(case: ComplaintCase, *, kind: str) -> str | None:
             return None
         photo = complaint.photo if kind == "photo" else (complaint.profile.main_photo if complaint.profile else None)
         return photo.thumb.name if photo is not None and photo.thumb else None
+
+
+def verification_queue():
+    """Verification requests waiting, oldest first, across sites."""
+    return (
+        VerificationReview.objects.filter(decision=PhotoDecision.PENDING)
+        .select_related("site")
+        .order_by("created", "pk")
+    )
+
+
+def verification_compare(review: VerificationReview) -> dict | None:
+    """What support compares in the site's schema: the selfie's file name and the member's
+    approved photos (id, thumbnail and image file names), or None when the request or its
+    selfie is gone."""
+    with tenant_context(review.site):
+        verification = Verification.objects.filter(pk=review.verification_id).first()
+        if verification is None or not verification.selfie:
+            return None
+        photos = list(
+            Photo.objects.filter(profile_id=review.profile_id, status=PhotoStatus.ACTIVE)
+            .order_by("created", "pk")
+            .values("pk", "thumb", "image")[:VERIFICATION_PHOTOS_SHOWN]
+        )
+        return {"selfie": verification.selfie.name, "photos": photos}
+
+
+def verification_photo_path(review: VerificationReview, photo_id: int) -> str:
+    """The image file of one of the member's approved photos, "" when `photo_id` is not
+    one of them (another member's photo, a waiting or rejected one)."""
+    with tenant_context(review.site):
+        photo = Photo.objects.filter(pk=photo_id, profile_id=review.profile_id, status=PhotoStatus.ACTIVE).first()
+        return photo.image.name if photo is not None else ""

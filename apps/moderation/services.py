@@ -11,10 +11,18 @@ from django_tenants.utils import tenant_context
 
 from apps.common.exceptions import ApplicationError
 from apps.moderation.index import complaint_case_sync, photo_decision_values, photo_review_values
-from apps.moderation.models import ComplaintCase, PhotoDecision, PhotoReview
+from apps.moderation.models import ComplaintCase, PhotoDecision, PhotoReview, VerificationReview
 from apps.notifications.outbox import notice_event
-from apps.profiles.models import Complaint, ComplaintAction, ComplaintStatus, PhotoRejectionReason, PhotoStatus
+from apps.profiles.models import (
+    Complaint,
+    ComplaintAction,
+    ComplaintStatus,
+    PhotoRejectionReason,
+    PhotoStatus,
+    VerificationRejectionReason,
+)
 from apps.profiles.services.photos import photo_moderate
+from apps.profiles.services.verification import verification_moderate
 
 # Up to support: a moderator's decision writes the staff audit trail, which support owns.
 from apps.support.audit import audit_record
@@ -116,6 +124,60 @@ def photo_decide(*, review_id: int, actor, decision: str, reason: str = "", note
             target=f"photo {review.photo_id}",
             before={"status": "pending"},
             after={"status": photo.status, "rejection_reason": reason},
+            reason=": ".join(part for part in (reason, note) if part),
+        )
+    return review
+
+
+def verification_decide(
+    *, review_id: int, actor, decision: str, reason: str = "", note: str = ""
+) -> VerificationReview | None:
+    """Verify a member (their approved photos match the selfie in the pose asked for) or
+    not, with a reason (VerificationRejectionReason) the member sees. Returns the decided
+    row, or None when the request is gone (it leaves the queue). A request decided
+    already is refused (409)."""
+    if decision not in (PhotoDecision.APPROVED, PhotoDecision.REJECTED):
+        message = _("Choose to verify the member or not.")
+        raise ApplicationError("invalid_decision", message, extra={"fields": {"decision": [message]}})
+    if decision == PhotoDecision.REJECTED and reason not in VerificationRejectionReason.values:
+        message = _("Choose a reason for the rejection.")
+        raise ApplicationError("invalid_reason", message, extra={"fields": {"reason": [message]}})
+    if decision == PhotoDecision.APPROVED:
+        reason = ""
+    note = _note(note)
+    with transaction.atomic():
+        review = (
+            VerificationReview.objects.select_for_update(of=("self",)).select_related("site").filter(pk=review_id)
+        ).first()
+        if review is None:
+            raise ApplicationError("not_found", _("This request is not in the queue."), status_code=404)
+        if review.decision != PhotoDecision.PENDING:
+            raise ApplicationError(
+                "already_decided",
+                _("This request has been decided already (%(decision)s by %(name)s).")
+                % {"decision": review.get_decision_display(), "name": review.decided_by_name or "-"},
+                status_code=409,
+            )
+        site = review.site
+        with tenant_context(site):
+            verification = verification_moderate(
+                verification_id=review.verification_id, approve=decision == PhotoDecision.APPROVED, reason=reason
+            )
+        if verification is None:
+            review.delete()
+            return None
+        review.decision, review.reason, review.note = decision, reason, note
+        review.decided_at = verification.decided_at
+        review.decided_by_id, review.decided_by_name = getattr(actor, "pk", None), _staff_name(actor)
+        review.save(update_fields=["decision", "reason", "note", "decided_at", "decided_by_id", "decided_by_name"])
+        audit_record(
+            actor=actor,
+            action="verification.approve" if decision == PhotoDecision.APPROVED else "verification.reject",
+            site=site,
+            member_id=review.member_id,
+            target=f"verification {review.verification_id}",
+            before={"status": "pending"},
+            after={"status": verification.status, "rejection_reason": reason},
             reason=": ".join(part for part in (reason, note) if part),
         )
     return review

@@ -11,3 +11,11 @@ class ProfilesConfig(AppConfig):
         from apps.profiles.geocoding import RedactGeocodeQuery
 
         logging.getLogger("uvicorn.access").addFilter(RedactGeocodeQuery())
+
+        # The beat's selfie purge (CELERY_BEAT_SCHEDULE) runs by its name.
+        # Verification selfies go with an erased member.
+        from apps.accounts.services.deletion import member_file_eraser_register
+        from apps.profiles import tasks  # noqa: F401
+        from apps.profiles.services.verification import member_selfies_erase
+
+        member_file_eraser_register(member_selfies_erase)

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 # Up to accounts: a card's age is the account's rule (the member and the date of birth are the account's).
 from apps.accounts.selectors import age_on
 from apps.profiles.models import Profile
-from apps.profiles.selectors import public_thumb_url
+from apps.profiles.selectors import profile_verified, public_thumb_url
 from apps.tenants.constants import interest_label
 from apps.tenants.current import current_site
 from apps.tenants.models import Site, _default_visible_fields
@@ -41,6 +41,7 @@ CARD_FIELDS = (
     "created",
     "main_photo__status",
     "main_photo__thumb",
+    "main_photo__verified",
 )
 CARD_INTERESTS = 3
 CARD_ABOUT_LENGTH = 90
@@ -111,11 +112,14 @@ def fictional_label(profile: Profile, site: Site | None) -> dict | None:
 
 
 def profile_notes(profile: Profile, site: Site | None) -> list[dict]:
-    """The notes under a profile's facts, each {"kind", "text"}, when the site shows
-    profile notes (Site.visible_profile_notes): what kind of entry the profile is."""
+    """The notes under a profile's facts, each {"kind", "text"}: the "verified" badge
+    (photos checked against a selfie, apps.profiles.services.verification) and, when the
+    site shows profile notes (Site.visible_profile_notes), what kind of entry it is."""
+    # The "verified" badge is shown on every site: it is about the member's safety.
+    verified = [{"kind": "verified", "text": _("Verified photos")}] if profile_verified(profile) else []
     if site is not None and not site.visible_profile_notes:
-        return []
-    notes = []
+        return verified
+    notes = verified
     fictional = fictional_label(profile, site)
     if fictional and fictional["label"]:
         notes.append({"kind": "fictional", "text": fictional["label"]})

@@ -188,6 +188,9 @@ class Photo(models.Model):
         _("reason for the rejection"), max_length=20, choices=PhotoRejectionReason.choices, blank=True
     )
     decided_at = models.DateTimeField(_("decided"), null=True, blank=True)
+    # Support compared it with the member's verification selfie and it is them: while it
+    # is the main photo, the profile carries the "verified" badge (apps.profiles.cards).
+    verified = models.BooleanField(_("verified"), default=False)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -279,3 +282,65 @@ class Complaint(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_reason_display()} ({self.created:%Y-%m-%d})"
+
+
+def private_storage():
+    """Where verification selfies are kept: never under the public media URLs
+    (settings STORAGES["private"], apps.common.storage.PrivateSiteStorage)."""
+    from django.core.files.storage import storages
+
+    return storages["private"]
+
+
+class VerificationStatus(models.TextChoices):
+    PENDING = "pending", _("Waiting for a decision")
+    APPROVED = "approved", _("Verified")
+    REJECTED = "rejected", _("Not verified")
+
+
+class VerificationRejectionReason(models.TextChoices):
+    """Why support did not verify a member. The order is the queue's."""
+
+    POSE = "pose", _("The selfie does not show the pose asked for")
+    FACE = "face", _("Your face cannot be seen clearly in the selfie")
+    DIFFERENT = "different", _("The selfie does not match your photos")
+    QUALITY = "quality", _("The selfie is too blurry or dark")
+    OTHER = "other", _("The selfie does not meet our rules")
+
+
+class Verification(models.Model):
+    """A member's request to have their photos verified: a selfie in a drawn pose
+    (apps.profiles.poses) that support compares with the member's approved photos in the
+    verification queue (apps.moderation). The selfie is private (private_storage, served
+    only to staff) and deleted once decided; after a rejection it is kept until
+    `delete_after` (30 days, for an appeal), then the beat task deletes it."""
+
+    profile = models.ForeignKey(Profile, on_delete=models.CASCADE, related_name="verifications")
+    pose = models.CharField(_("pose"), max_length=30)
+    selfie = models.FileField(_("selfie"), upload_to="verification/", storage=private_storage, blank=True)
+    status = models.CharField(
+        _("status"), max_length=10, choices=VerificationStatus.choices, default=VerificationStatus.PENDING
+    )
+    rejection_reason = models.CharField(
+        _("reason for the rejection"), max_length=20, choices=VerificationRejectionReason.choices, blank=True
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(_("decided"), null=True, blank=True)
+    delete_after = models.DateTimeField(_("selfie deleted after"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("verification request")
+        verbose_name_plural = _("verification requests")
+        ordering = ["-created", "-pk"]
+        constraints = [
+            # One request waits at a time.
+            models.UniqueConstraint(
+                fields=["profile"], condition=models.Q(status="pending"), name="one_pending_verification"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["delete_after"], name="verification_purge_idx", condition=~models.Q(selfie="")),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.profile_id}: {self.status}"

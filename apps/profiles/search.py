@@ -35,7 +35,7 @@ from apps.profiles.models import (
     Sexuality,
     Tattoos,
 )
-from apps.profiles.selectors import looking_for_genders
+from apps.profiles.selectors import looking_for_genders, verified_q
 from apps.profiles.visibility import profiles_visible_to
 from apps.tenants.constants import SEARCHABLE_PROFILE_FIELDS
 from apps.tenants.models import Site
@@ -74,6 +74,10 @@ FIELD_LABELS = {
 }
 
 
+# The query parameter that limits a search (and the swipe game) to verified members.
+VERIFIED_PARAM = "verified"
+
+
 @dataclass(frozen=True)
 class SearchFilters:
     """What a search looks for. `country` empty means any of `countries` (the site's)."""
@@ -86,11 +90,13 @@ class SearchFilters:
     max_age: int
     # (name, value) of the site's search fields, sorted; interests' value is a tuple.
     fields: tuple[tuple[str, str | tuple[str, ...]], ...] = ()
+    # Only profiles with the "verified" badge (apps.profiles.services.verification).
+    verified: bool = False
 
     def key(self) -> str:
         """Stable across processes; the cache adds the site's schema."""
         raw = json.dumps([self.genders, self.country, self.countries, self.region, self.min_age, self.max_age,
-                          self.fields])  # fmt: skip
+                          self.fields, *(["verified"] if self.verified else [])])  # fmt: skip
         return hashlib.sha1(raw.encode(), usedforsecurity=False).hexdigest()
 
     def payload(self, *, niche_genders: tuple[str, ...]) -> dict:
@@ -110,6 +116,8 @@ class SearchFilters:
         }
         for name, value in self.fields:
             data[name] = list(value) if isinstance(value, tuple) else value
+        if self.verified:
+            data[VERIFIED_PARAM] = "1"
         return data
 
 
@@ -282,6 +290,10 @@ def search_params_parse(*, site: Site, viewer, params: QueryDict | dict) -> Sear
             else:
                 errors[name] = [invalid_choice(name)]
 
+    verified = value(VERIFIED_PARAM) == "1"
+    if value(VERIFIED_PARAM) not in ("", "0", "1"):
+        errors[VERIFIED_PARAM] = [_("This is not a valid choice for %(field)s.") % {"field": _("photos")}]
+
     page = 1
     if value("page"):
         try:
@@ -309,6 +321,7 @@ def search_params_parse(*, site: Site, viewer, params: QueryDict | dict) -> Sear
         min_age=ages["min_age"],
         max_age=ages["max_age"],
         fields=tuple(sorted(fields)),
+        verified=verified,
     )
     return SearchRequest(filters=filters, page=page, cursor=cursor, niche_genders=allowed_genders)
 
@@ -339,6 +352,8 @@ def filters_q(filters: SearchFilters) -> Q:
         q &= Q(region=filters.region)
     for name, value in filters.fields:
         q &= Q(interests__contains=list(value)) if name == "interests" else Q(**{name: value})
+    if filters.verified:
+        q &= verified_q()
     return q
 
 

@@ -1,11 +1,20 @@
 """Reads about profiles and photos."""
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Exists, OuterRef, QuerySet, Subquery
+from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 from django.utils.dateparse import parse_datetime
 
 from apps.common.storage import cdn_url
-from apps.profiles.models import Gender, Photo, PhotoStatus, Profile, ProfileStatus, Sexuality
+from apps.profiles.models import (
+    Gender,
+    Photo,
+    PhotoStatus,
+    Profile,
+    ProfileStatus,
+    Sexuality,
+    Verification,
+    VerificationStatus,
+)
 from apps.tenants.constants import Niche
 from apps.tenants.models import Site
 
@@ -130,3 +139,34 @@ def photo_alerts(user) -> dict:
             state["rejected"] = Photo(pk=row["rejected_id"], rejection_reason=row["rejected_reason"] or "")
     user._photo_alerts = state
     return state
+
+
+def profile_verified(profile: Profile) -> bool:
+    """The "verified" badge: the main photo others see is approved and was checked
+    against a verification selfie. It goes by itself when the main photo changes to one
+    not checked. Reads the loaded main photo; no query when it is loaded."""
+    photo = profile.main_photo if profile.main_photo_id else None
+    return bool(photo is not None and photo.status == PhotoStatus.ACTIVE and photo.verified)
+
+
+def verified_q() -> Q:
+    """Profiles with the "verified" badge (profile_verified), as a condition without a
+    join (a subquery on the main photo), so search's query count and its exclusions
+    stay as they are."""
+    return Q(Exists(Photo.objects.filter(pk=OuterRef("main_photo_id"), status=PhotoStatus.ACTIVE, verified=True)))
+
+
+def verification_state(profile: Profile) -> dict:
+    """What the member's verification page says: `verified` (the badge), `waiting` (a
+    request waits), `last` (the newest request, for a rejection's reason), `can_ask`
+    (no request waiting and an approved photo to compare with)."""
+    last = Verification.objects.filter(profile=profile).order_by("-created", "-pk").first()
+    waiting = last is not None and last.status == VerificationStatus.PENDING
+    has_photo = Photo.objects.filter(profile=profile, status=PhotoStatus.ACTIVE).exists()
+    return {
+        "verified": profile_verified(profile),
+        "waiting": waiting,
+        "last": last,
+        "has_photo": has_photo,
+        "can_ask": has_photo and not waiting,
+    }

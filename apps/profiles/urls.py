@@ -26,5 +26,6 @@ from apps.profiles import views_profile  # noqa: E402
 
 urlpatterns += [
     path("profile", views_profile.my_profile, name="profile"),
+    path("profile/verify", views_profile.verify_page, name="profile-verify"),
     re_path(r"^media/(?P<path>[a-z_][a-z0-9_]*/photos/.+)$", views_profile.media_photo, name="media-photo"),
 ]

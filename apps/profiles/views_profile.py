@@ -29,7 +29,8 @@ from apps.profiles.models import (
     Sexuality,
     Tattoos,
 )
-from apps.profiles.selectors import own_photos, photo_count, photo_limit
+from apps.profiles.poses import POSES, pose_info, pose_random
+from apps.profiles.selectors import own_photos, photo_count, photo_limit, verification_state
 from apps.profiles.services.photos import photo_delete, photo_limit_message, photo_set_main, photo_upload
 from apps.profiles.services.profile import (
     ABOUT_ME_MAX_LENGTH,
@@ -38,6 +39,7 @@ from apps.profiles.services.profile import (
     PROFILE_FIELDS,
     profile_update,
 )
+from apps.profiles.services.verification import VERIFICATION_KEEP_DAYS, verification_request
 from apps.tenants.selectors import site_regions
 
 _CHOICES = {
@@ -113,6 +115,7 @@ def _context(request: HttpRequest, profile: Profile, *, values: dict, errors: di
         "profile": profile,
         # The member's own choice of main photo, also while it waits for approval.
         "main_id": profile.main_photo_waiting_id or profile.main_photo_id,
+        "verification": verification_state(profile),
         "form": _form_fields(request, values, errors),
         "form_error": _("Please check the fields marked in red.") if errors else "",
         "photos": photos,
@@ -181,6 +184,45 @@ def my_profile(request: HttpRequest) -> HttpResponse:
         profile.refresh_from_db()
     context = _context(request, profile, values=values, errors=errors, photo_error=photo_error)
     return render(request, "profiles/my_profile.html", context, status=status)
+
+
+# The pose the verification page showed, kept for the upload (the member cannot choose it).
+SESSION_POSE = "verification_pose"
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def verify_page(request: HttpRequest) -> HttpResponse:
+    """/profile/verify: ask to be verified. GET shows a random drawn pose (kept in the
+    session until a selfie is sent) and the selfie form; POST sends the selfie in that
+    pose. Errors re-render the page with the message (4xx); success redirects back."""
+    profile = _profile_or_404(request)
+    error, status = "", 200
+    if request.method == "POST":
+        try:
+            verification_request(
+                site=request.site,
+                user=request.user,
+                pose=str(request.session.get(SESSION_POSE) or ""),
+                upload=request.FILES.get("selfie"),
+            )
+        except ApplicationError as failure:
+            if failure.status_code == 404:
+                raise Http404(failure.message) from failure
+            error, status = failure.message, failure.status_code
+        else:
+            request.session.pop(SESSION_POSE, None)
+            messages.success(request, _("Thank you. Your selfie is waiting for a decision."))
+            return redirect("profile-verify")
+    state = verification_state(profile)
+    pose = None
+    if state["can_ask"]:
+        if request.session.get(SESSION_POSE) not in POSES:
+            request.session[SESSION_POSE] = pose_random()
+        pose = pose_info(request.session[SESSION_POSE])
+    context = {"profile": profile, "state": state, "pose": pose, "error": error, "keep_days": VERIFICATION_KEEP_DAYS}
+    return render(request, "profiles/verify.html", context, status=status)
 
 
 @require_GET

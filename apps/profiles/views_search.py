@@ -21,6 +21,7 @@ from apps.profiles.search import (
     FIELD_LABELS,
     MAX_AGE,
     PAGE_SIZE,
+    VERIFIED_PARAM,
     niche_genders,
     own_profile,
     search_allowed,
@@ -51,6 +52,10 @@ def search_options(site: Site) -> dict:
         else:
             continue
         fields.append({"name": name, "label": str(FIELD_LABELS[name]).capitalize(), "options": options})
+    # Verified members only: one more choice, shown like the site's search fields.
+    fields.append(
+        {"name": VERIFIED_PARAM, "label": _("Photos"), "options": [{"value": "1", "label": _("Verified only")}]}
+    )
     return {
         "genders": gender_options,
         "countries": [{"code": code, "name": str(countries.name(code))} for code in site.country_codes],

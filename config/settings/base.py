@@ -361,9 +361,13 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 ISLANDS_MANIFEST = BASE_DIR / "static" / "dist" / "manifest.json"
 MEDIA_URL = "/media/"
 MEDIA_ROOT = Path(env("MEDIA_ROOT", default=str(BASE_DIR / ".data" / "media")))
+# Files never served to members (verification selfies): outside MEDIA_ROOT, read only
+# through permission-checked staff views (apps.moderation.admin).
+PRIVATE_MEDIA_ROOT = Path(env("PRIVATE_MEDIA_ROOT", default=str(BASE_DIR / ".data" / "private-media")))
 STORAGES = {
     "default": {"BACKEND": "apps.common.storage.SiteFileSystemStorage"},
     "staticfiles": {"BACKEND": "apps.common.storage.SiteStaticFilesStorage"},
+    "private": {"BACKEND": "apps.common.storage.PrivateSiteStorage", "OPTIONS": {"location": PRIVATE_MEDIA_ROOT}},
 }
 
 # Largest request body accepted (a 10 MB photo plus its form).
@@ -456,6 +460,11 @@ CELERY_BEAT_SCHEDULE: dict = {
     "conversions-rollups": {
         "task": "apps.conversions.tasks.rollups_rebuild",
         "schedule": crontab(hour=2, minute=41),
+    },
+    # Delete verification selfies kept 30 days after a rejection (apps.profiles.tasks).
+    "profiles-verification-selfies-purge": {
+        "task": "apps.profiles.tasks.verification_selfies_purge",
+        "schedule": crontab(hour=3, minute=47),
     },
     "notifications-weekly": {
         "task": "apps.notifications.tasks.weekly_updates",

@@ -10,7 +10,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from apps.payments import sms
 from config.settings.base import *  # noqa: F403
-from config.settings.base import COOKIE_PREFIX, env
+from config.settings.base import COOKIE_PREFIX, PRIVATE_MEDIA_ROOT, env
 
 DEBUG = False
 SECRET_KEY = env("DJANGO_SECRET_KEY")
@@ -73,6 +73,8 @@ STORAGES = {
     "default": {"BACKEND": env("MEDIA_STORAGE_BACKEND", default="apps.common.storage.SiteFileSystemStorage")},
     # `manage.py collectstatic` at build time (deploy/Dockerfile); whitenoise serves them.
     "staticfiles": {"BACKEND": "apps.common.storage.SiteManifestStaticFilesStorage"},
+    # Verification selfies on a private volume (PRIVATE_MEDIA_ROOT), never in the public media.
+    "private": {"BACKEND": "apps.common.storage.PrivateSiteStorage", "OPTIONS": {"location": PRIVATE_MEDIA_ROOT}},
 }
 AWS_STORAGE_BUCKET_NAME = env("AWS_STORAGE_BUCKET_NAME", default="")
 AWS_S3_ENDPOINT_URL = env("AWS_S3_ENDPOINT_URL", default=None)

@@ -46,3 +46,6 @@ SITE_URL_SCHEME = "http"
 # Notices wait for nothing in tests unless a test says so.
 NOTICE_DELAY_PUSH = 0
 NOTICE_DELAY_EMAIL = 0
+# Verification selfies of the tests, apart from the development server's.
+PRIVATE_MEDIA_ROOT = BASE_DIR / ".data" / "test-private-media"
+STORAGES = {**STORAGES, "private": {**STORAGES["private"], "OPTIONS": {"location": PRIVATE_MEDIA_ROOT}}}  # noqa: F405

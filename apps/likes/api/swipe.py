@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from apps.common.api.base import SiteApiView
 from apps.common.api.permissions import MemberRequired
 from apps.common.api.schema import MEMBER_ONLY
-from apps.likes.swipe import swipe_like, swipe_pass, swipe_payload, swipe_status
+from apps.likes.swipe import swipe_like, swipe_pass, swipe_payload, swipe_status, swipe_verified_param
 from apps.profiles.api.answers import ProfileCardOutput
 
 _LIKES_LEFT = {
@@ -30,7 +30,8 @@ class SwipeApi(SiteApiView):
 
     @extend_schema(responses={200: SwipeDeckOutput}, auth=MEMBER_ONLY, operation_id="swipe_deck")
     def get(self, request: Request) -> Response:
-        return Response(swipe_payload(site=request._request.site, user=request.user))
+        verified = swipe_verified_param(request.query_params.get("verified"))
+        return Response(swipe_payload(site=request._request.site, user=request.user, verified=verified))
 
     @extend_schema(request=SwipeInput, responses={200: SwipeOutput}, auth=MEMBER_ONLY, operation_id="swipe_create")
     def post(self, request: Request) -> Response:

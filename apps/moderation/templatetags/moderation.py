@@ -18,11 +18,16 @@ def moderation_queues(context) -> dict | None:
         return None
     photos = user.has_perm("moderation.view_photoreview") or user.has_perm("moderation.change_photoreview")
     complaints = user.has_perm("moderation.view_complaintcase") or user.has_perm("moderation.change_complaintcase")
-    if not (photos or complaints):
+    verifications = user.has_perm("moderation.view_verificationreview") or user.has_perm(
+        "moderation.change_verificationreview"
+    )
+    if not (photos or complaints or verifications):
         return None
     sizes = queue_sizes()
     return {
         "photos": sizes["photos"] if photos else None,
+        "verifications": sizes["verifications"] if verifications else None,
+        "verifications_url": reverse("admin:moderation_verificationreview_queue"),
         "complaints": sizes["complaints"] if complaints else None,
         "photos_url": reverse("admin:moderation_photoreview_queue"),
         "complaints_url": reverse("admin:moderation_complaintcase_changelist"),
