@@ -23,7 +23,7 @@ def test_prefilled_from_a_hetero_womans_profile(site, client_for):
     assert props["apiUrl"] == "/api/search.php"
     assert [option["value"] for option in props["options"]["genders"]] == ["all", "male", "female"]
     assert props["options"]["regions"]["US"]
-    assert [field["name"] for field in props["options"]["fields"]] == list(site.search_fields)
+    assert [field["name"] for field in props["options"]["fields"]] == [*site.search_fields, "verified"]
     assert props["strings"]["genderTitle"] == "Who are you looking for?"
     assert props["strings"]["loadMore"] == "Load more"
 

@@ -496,7 +496,7 @@ class TestPage:
         assert props["defaults"]["region"] == ""
         assert props["apiUrl"] == URL
         assert props["options"]["regions"]["GB"][0]["code"].startswith("GB-")
-        assert [field["name"] for field in props["options"]["fields"]] == list(site.search_fields)
+        assert [field["name"] for field in props["options"]["fields"]] == [*site.search_fields, "verified"]
         assert props["strings"]["loadMore"] == "Load more"
         assert "<noscript>" in html and 'href="/members/' in html
 
