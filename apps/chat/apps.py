@@ -45,11 +45,14 @@ class ChatConfig(AppConfig):
         member_confirmed_register(member_confirmed)
 
         from apps.accounts.services.export import EXPORT_FILES, EXPORT_SECTIONS, export_files, export_section
-        from apps.chat.export import messages_section, photo_files
+        from apps.chat.export import conversations_section, messages_section, photo_files
 
-        # Replaces the accounts app's empty "messages" section; the sent photos' files too.
+        # Replaces the accounts app's empty "messages" section; the conversations as the
+        # member saw them; the sent photos' files too.
         if messages_section not in EXPORT_SECTIONS:
             export_section(messages_section)
+        if conversations_section not in EXPORT_SECTIONS:
+            export_section(conversations_section)
         if photo_files not in EXPORT_FILES:
             export_files(photo_files)
 

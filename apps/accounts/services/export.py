@@ -12,7 +12,8 @@ Sections run in registration order and a later section replaces an earlier one o
 same name, so the `messages` and `purchases` placeholders below are filled by the chat
 and payments apps (apps.payments.export) (register from their AppConfig.ready). Files are registered the same
 way with `export_files`: callables(user) -> iterable of (path in the ZIP, storage, name).
-Every callable must return only data of the member it is given."""
+Every callable must return only data of the member it is given, and what others sent
+that member (the conversations as the member saw them, apps.chat.export)."""
 
 import json
 import posixpath

@@ -85,7 +85,7 @@ class TestExport:
         assert photo_files == sorted(photo["file"] for photo in data["photos"])
         assert archive.read(photo_files[0]) == jpeg()
         everything = b"".join(archive.read(name) for name in archive.namelist() if name.endswith(".json"))
-        assert b"bob" not in everything.lower() and b"Bob" not in everything
+        assert b"bob" not in everything.lower() and b"Bob" not in everything  # no conversation with Bob here
         assert not any("bob" in name for name in archive.namelist())
 
     def test_other_apps_fill_their_sections(self, site, client_for, anna, bob, monkeypatch):
@@ -95,6 +95,39 @@ class TestExport:
         monkeypatch.setattr(export, "EXPORT_SECTIONS", [*export.EXPORT_SECTIONS, messages_of])
         data = json.loads(archive_of(download(logged_in(site, client_for, anna))).read("data.json"))
         assert data["messages"] == [{"to": "Somebody", "text": "hello from Anna"}]
+
+    def test_data_export_holds_conversations_as_the_member_saw_them_and_devices(self, site, client_for, bob):
+        from apps.chat.models import Participant
+        from apps.chat.tests.helpers import credits_give, send
+        from apps.profiles.models import Profile
+        from conftest import on_site
+
+        anna = member_create(site)  # visible (the fixture's Anna is invisible: nobody could write to her)
+        push_add(site, anna)
+        carl = member_create(site, email="carl@example.com", name="Carl")
+        with on_site(site):
+            annas, bobs, carls = (Profile.objects.get(user=user) for user in (anna, bob, carl))
+        for user in (anna, bob, carl):
+            credits_give(site, user, 10)
+        conversation, _old = send(site, bobs, annas, "Before Anna cleared the chat")
+        with on_site(site):
+            Participant.objects.filter(user=anna, conversation=conversation).update(cleared_up_to=_old.pk)
+        send(site, annas, bobs, "Hi Bob")
+        send(site, bobs, annas, "Hi Anna, Bob here")
+        other, _carls = send(site, carls, bobs, "Carl to Bob only")
+
+        data = json.loads(archive_of(download(logged_in(site, client_for, anna))).read("data.json"))
+        [chat] = data["conversations"]
+        assert chat["conversation"] == conversation.pk and chat["with"] == {"profile": bobs.pk, "name": "Bob"}
+        assert [(message["from"], message["text"]) for message in chat["messages"]] == [
+            ("me", "Hi Bob"),
+            ("them", "Hi Anna, Bob here"),
+        ]
+        everything = json.dumps(data)
+        assert "Carl to Bob only" not in everything and "Before Anna cleared" not in everything
+        # The registered devices (push subscriptions), with where they receive pushes.
+        [device] = data["account"]["push_subscriptions"]
+        assert device["endpoint"].startswith("https://") and device["created"]
 
     def test_a_few_downloads_an_hour(self, site, client_for, anna):
         client = logged_in(site, client_for, anna)
