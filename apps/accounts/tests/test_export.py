@@ -114,7 +114,7 @@ class TestExport:
             Participant.objects.filter(user=anna, conversation=conversation).update(cleared_up_to=_old.pk)
         send(site, annas, bobs, "Hi Bob")
         send(site, bobs, annas, "Hi Anna, Bob here")
-        other, _carls = send(site, carls, bobs, "Carl to Bob only")
+        send(site, carls, bobs, "Carl to Bob only")
 
         data = json.loads(archive_of(download(logged_in(site, client_for, anna))).read("data.json"))
         [chat] = data["conversations"]
