@@ -13,7 +13,7 @@ from apps.conversions.models import Network, Postback, PostbackAttempt, Postback
 from apps.conversions.postbacks import postback_resend
 
 
-class PostbackRuleInline(admin.TabularInline):
+class PostbackRuleInline(admin.StackedInline):
     model = PostbackRule
     extra = 1
     fields = ("event", "url", "payout_fixed", "payout_share")
@@ -26,6 +26,9 @@ class NetworkAdmin(admin.ModelAdmin):
     search_fields = ("name",)
     fields = ("name", "active", "currency", "sites")
     inlines = [PostbackRuleInline]
+
+    class Media:
+        css = {"all": ("conversions/admin.css",)}
 
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("sites")
@@ -54,6 +57,10 @@ class PostbackAttemptInline(admin.TabularInline):
     def has_change_permission(self, request, obj=None) -> bool:
         return False
 
+    def has_view_permission(self, request, obj=None) -> bool:
+        # The tries are part of the postback: whoever sees it sees them.
+        return request.user.has_perm("conversions.view_postback")
+
 
 @admin.register(Postback)
 class PostbackAdmin(admin.ModelAdmin):
@@ -78,6 +85,10 @@ class PostbackAdmin(admin.ModelAdmin):
     )
     fields = readonly_fields
     inlines = [PostbackAttemptInline]
+
+    class Media:
+        css = {"all": ("conversions/admin.css",)}
+
     actions = ["resend"]
     show_full_result_count = False
 
