@@ -175,6 +175,12 @@ def reports_view(request: HttpRequest) -> HttpResponse:
             return JsonResponse(error_body("invalid", message, fields=form.errors), status=400)
         return _page(request, form, None, status=400)
     data_in = form.cleaned_data
+    if not (form.data.get("start") and form.data.get("end")):
+        # The form shows the days the numbers are of, also when they were left empty.
+        shown = form.data.copy()
+        shown["start"], shown["end"] = data_in["start"].isoformat(), data_in["end"].isoformat()
+        form = ReportForm(shown)
+        form.is_valid()
     data = report(
         first=data_in["start"],
         last=data_in["end"],

@@ -61,6 +61,9 @@ class TestDashboard:
         html = response.content.decode()
         assert 'data-testid="reports-chart-signups"' in html and "<rect" in html
         assert "style=" not in html.split('id="content-main"')[1] and "<script>" not in html
+        # The days shown are in the form, though the address left them out.
+        assert context["form"]["start"].value() == (TODAY - timedelta(days=29)).isoformat()
+        assert context["form"]["end"].value() == TODAY.isoformat()
 
     def test_one_site_by_site_per_month_in_a_range(self, site, numbers):
         first = (TODAY - timedelta(days=90)).isoformat()
