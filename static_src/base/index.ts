@@ -61,6 +61,10 @@ if (document.querySelector(".modal[data-autoshow]")) void loadBootstrap("modal")
 if (document.querySelector("[data-dismiss-alert]")) {
   void import("./dismissAlerts").then(({ installDismissAlerts }) => installDismissAlerts());
 }
+// Show-password buttons of the login, reset and settings forms (base/passwordToggle.ts).
+if (document.querySelector("button[data-password-toggle]")) {
+  void import("./passwordToggle").then(({ installPasswordToggles }) => installPasswordToggles());
+}
 // The landers' video plays unless the visitor prefers reduced motion (base/landerVideo.ts).
 if (document.querySelector("video[data-lander-video]")) {
   void import("./landerVideo").then(({ installLanderVideos }) => installLanderVideos());

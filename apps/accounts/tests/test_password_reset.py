@@ -118,6 +118,11 @@ class TestNewPassword:
         assert 'name="password1"' in body and 'name="password2"' in body
         assert f'name="key" value="{key_of(link)}"' in body
 
+    def test_show_password_toggle_on_both_fields(self, site, client_for, link):
+        body = client_for(site).get(link).content.decode()
+        for field in ("reset-password1", "reset-password2"):
+            assert f'data-password-toggle aria-controls="{field}" aria-pressed="false"' in body
+
     def test_sets_the_password_logs_in_and_goes_home_with_a_message(self, site, client_for, link):
         client = client_for(site)
         response = choose(client, link)

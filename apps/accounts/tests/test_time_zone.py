@@ -48,7 +48,7 @@ class TestMemberTimeZone:
 
     def test_member_pages_ask_for_the_zone_and_visitors_pages_do_not(self, site, client_for):
         anna = member(site, "Anna")
-        html = logged_in(site, client_for, anna).get("/settings").content.decode()
+        html = logged_in(site, client_for, anna).get("/notifications").content.decode()
         assert f'data-time-zone-cookie="{COOKIE}"' in html
         assert "data-time-zone-cookie" not in client_for(site).get("/login").content.decode()
 
