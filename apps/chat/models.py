@@ -101,6 +101,13 @@ class MessageKind(models.TextChoices):
     GIFT = "gift", _("Gift")
 
 
+class MessageReview(models.TextChoices):
+    HELD = "held", _("Held for review")
+    APPROVED = "approved", _("Approved")
+    REJECTED = "rejected", _("Rejected")
+    NOTICE = "notice", _("Shown with a safety notice")
+
+
 class Message(models.Model):
     """A message, stored if and only if its credits were spent (apps.chat.services).
     `text` is plain text: it is always shown as text, never as HTML."""
@@ -124,6 +131,11 @@ class Message(models.Model):
     client_id = models.CharField(_("client id"), max_length=64)
     # To a member whose e-mail is not confirmed: kept back until they confirm (spec §4).
     held = models.BooleanField(_("held until the recipient confirms"), default=False)
+    # Scam and spam signals found as it was sent (apps.chat.safety), comma-separated.
+    signals = models.CharField(_("signals"), max_length=60, blank=True)
+    # A first message with signals from a new account, by the site's rule: held for
+    # support's review (held is then true until approved) or shown with a safety notice.
+    review = models.CharField(_("review"), max_length=10, choices=MessageReview.choices, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     delivered_at = models.DateTimeField(_("delivered"), null=True, blank=True)
     read_at = models.DateTimeField(_("read"), null=True, blank=True)

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from django.utils.translation import gettext
 
-from apps.chat.models import Message, MessageKind
+from apps.chat.models import Message, MessageKind, MessageReview
 from apps.tenants.models import gift_picture_url
 
 PREVIEW_LENGTH = 120
@@ -54,6 +54,10 @@ def message_payload(message: Message, *, viewer_id: int) -> dict:
             # The upload as sent, else the default gift's picture (a static file's current address).
             "image": message.gift_image or gift_picture_url(message.gift_emoji),
         }
+    if not mine and message.review == MessageReview.NOTICE:
+        # A new account's first message with scam signals, on a site whose rule is to show
+        # it with a safety notice (apps.chat.safety).
+        payload["safety_notice"] = True
     if mine:
         payload["client_id"] = message.client_id
         payload["credits"] = message.credits

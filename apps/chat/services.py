@@ -29,9 +29,10 @@ from django.utils.translation import gettext as _
 
 from apps.accounts.models import SignupMessage, User, UserStatus
 from apps.chat.events import credits_send_on_commit, unread_send_on_commit
-from apps.chat.models import FREE_CONVERSATION_LIMIT, Conversation, Message, MessageKind, Participant
+from apps.chat.models import FREE_CONVERSATION_LIMIT, Conversation, Message, MessageKind, MessageReview, Participant
 from apps.chat.payloads import message_payload
 from apps.chat.pricing import message_cost
+from apps.chat.safety import message_review
 from apps.common.exceptions import ApplicationError
 from apps.common.realtime import event_send_on_commit
 from apps.credits.models import EntryKind
@@ -41,6 +42,7 @@ from apps.credits.services import credits_spend, not_enough_credits_error
 from apps.notifications.outbox import notice_event
 from apps.profiles.images import image_filename, process_upload
 from apps.profiles.models import Block, Profile, ProfileStatus
+from apps.profiles.services.complaints import held_message_file
 from apps.profiles.visibility import profiles_visible_to
 from apps.tenants.current import current_site
 
@@ -365,6 +367,17 @@ def message_send(
                 raise
             conversation = theirs.conversation
             held = recipient is not None and not recipient.is_confirmed
+            # Scam and spam signals (apps.chat.safety): one call, no query; a text that is a
+            # conversation's first message also costs one Redis round trip.
+            signals, review = message_review(site=site, sender=sender, first=first, text=content.text)
+            if (
+                not first
+                and not review
+                and theirs.last_message_id is None
+                and Message.objects.filter(conversation_id=conversation.pk, review=MessageReview.HELD).exists()
+            ):
+                # The first message waits for support: what follows it waits with it.
+                review = MessageReview.HELD
             message = Message(
                 conversation_id=conversation.pk,
                 sender_id=sender.pk,
@@ -373,8 +386,11 @@ def message_send(
                 text=content.text,
                 credits=cost,
                 client_id=client_id,
-                held=held,
+                held=held or review == MessageReview.HELD,
+                signals=signals,
+                review=review,
             )
+            held = message.held
             if content.gift is not None:
                 gift = content.gift
                 message.gift_id = gift.pk
@@ -396,6 +412,8 @@ def message_send(
                 credits_spend(
                     user=sender, credits=cost, kind=LEDGER_KINDS[content.kind], reference=f"message:{message.pk}"
                 )
+            if review == MessageReview.HELD and first:  # into support's queue, in this transaction
+                held_message_file(site=site, message=message)
             now = message.created
             if first:
                 conversation.started_by_id = sender.pk
@@ -631,6 +649,7 @@ def chat_release_held(*, user) -> int:
             held = list(
                 Message.objects.filter(conversation_id=row.conversation_id, held=True)
                 .exclude(sender_id=user.pk)
+                .exclude(review=MessageReview.HELD)  # support decides those (held_message_release)
                 .order_by("id")
             )
             if not held:
@@ -726,3 +745,102 @@ def member_chat_files_erase(*, user) -> int:
         names += [name for name in (photo, thumb) if name]
     _files_delete(names)
     return len(names)
+
+
+# --- Held for review (apps.chat.safety) --------------------------------------------------
+
+
+def _held_for_review(message_id: int) -> list[Message]:
+    """The held message and what its sender wrote after it in that conversation (held with
+    it), oldest first, locked; [] when the message is not held for review."""
+    first = Message.objects.filter(pk=message_id, review=MessageReview.HELD).only("conversation_id", "sender_id")
+    first = first.first()
+    if first is None:
+        return []
+    return list(
+        Message.objects.select_for_update()
+        .filter(conversation_id=first.conversation_id, sender_id=first.sender_id, review=MessageReview.HELD)
+        .order_by("pk")
+    )
+
+
+def held_message_release(*, message_id: int) -> int:
+    """Support approved a held first message: it and what its sender wrote after it reach
+    the recipient now, as if just sent (list, unread count, live event, an e-mail or push
+    if still unread); for a recipient who has not confirmed their address yet, when they
+    confirm (chat_release_held). Returns how many were released (0: nothing held)."""
+    with transaction.atomic():
+        messages = _held_for_review(message_id)
+        if not messages:
+            return 0
+        newest = messages[-1]
+        theirs = (
+            Participant.objects.select_for_update(of=("self",))
+            .select_related("user")
+            .filter(conversation_id=newest.conversation_id)
+            .exclude(user_id=newest.sender_id)
+            .first()
+        )
+        recipient = theirs.user if theirs is not None else None
+        still_held = recipient is not None and not recipient.is_confirmed
+        Message.objects.filter(pk__in=[message.pk for message in messages]).update(
+            review=MessageReview.APPROVED, held=still_held
+        )
+        if theirs is None or still_held:
+            return len(messages)
+        Participant.objects.filter(pk=theirs.pk).update(
+            listed=True,
+            num_unread=F("num_unread") + len(messages),
+            last_message=newest,
+            last_message_at=newest.created,
+            deleted_at=None,
+        )
+        if recipient is not None:
+            sender = User.objects.filter(pk=newest.sender_id).only("username").first()
+            notice_event(
+                user=recipient,
+                kind="new_conversations",
+                item={
+                    "m": newest.pk,
+                    "c": newest.conversation_id,
+                    "p": newest.sender_profile_id,
+                    "n": sender.username if sender else "",
+                    "k": newest.kind,
+                    "t": (newest.text or "")[:200],
+                },
+            )
+            for message in messages:
+                message.held, message.review = False, MessageReview.APPROVED
+                payload = message_payload(message, viewer_id=recipient.pk)
+                event_send_on_commit(user_id=recipient.pk, event={"type": "message.new", "message": payload})
+    if recipient is not None:
+        unread_send_on_commit(user_id=recipient.pk)
+    return len(messages)
+
+
+def held_message_reject(*, message_id: int, staff_name: str) -> int | None:
+    """Support rejected a held first message: it and what its sender wrote after it never
+    reach the recipient, and each one's credits go back to the sender, exactly as spent
+    (a support adjustment naming the message). Returns the credits given back (None:
+    nothing was held)."""
+    from apps.credits.services import credits_adjust
+
+    returned = 0
+    with transaction.atomic():
+        messages = _held_for_review(message_id)
+        if not messages:
+            return None
+        Message.objects.filter(pk__in=[message.pk for message in messages]).update(review=MessageReview.REJECTED)
+        sender = User.objects.get(pk=messages[0].sender_id)
+        for message in messages:
+            if message.credits:
+                credits_adjust(
+                    user=sender,
+                    credits=message.credits,
+                    staff_name=staff_name,
+                    note=f"message:{message.pk} held and rejected: credits returned",
+                )
+                returned += message.credits
+    if returned:
+        credits_send_on_commit(user_id=sender.pk, credits=sender.credits)
+    return returned

@@ -29,7 +29,7 @@ from apps.chat.services import conversation_open, conversation_opened
 from apps.common.exceptions import ApplicationError
 from apps.common.locale import locale_tag
 from apps.common.media import media_file_response, media_path_check
-from apps.profiles.models import ComplaintReason
+from apps.profiles.models import MEMBER_COMPLAINT_REASONS
 from apps.tenants.models import Gift
 
 
@@ -90,6 +90,16 @@ def chat_strings() -> dict:
         "reportBlock": _("Also block {name}"),
         "reportSend": _("Send report"),
         "reportDone": _("Thank you. We have received your report and will look into it."),
+        "safetyNotice": _(
+            "Be careful: this new member's first message has contact details, a link or talk of money. "
+            "Never send money or gift cards to someone you have not met."
+        ),
+        "safetyTipTitle": _("Stay safe"),
+        "safetyTip": _(
+            "Keep the conversation on this site until you trust someone, never send money or gift cards, "
+            "and report anyone who asks for them."
+        ),
+        "safetyTipDismiss": _("Hide this tip"),
     }
 
 
@@ -125,7 +135,7 @@ def _props(request: HttpRequest, *, view: str, history: dict | None = None) -> d
         "costLabels": {kind: _credits_label(cost) for kind, cost in costs.items()},
         "openers": icebreaker_openers(),
         "openGifts": request.GET.get("gift") == "1",
-        "reportReasons": [[value, str(label)] for value, label in ComplaintReason.choices],
+        "reportReasons": [[value, str(label)] for value, label in MEMBER_COMPLAINT_REASONS],
         "locale": locale_tag(request),  # the member's language and country ("en-GB"): message times
         "urls": {
             "chats": reverse("chats"),

@@ -49,10 +49,18 @@ from apps.moderation.services import (
     COMPLAINT_MEMBER_ACTIONS,
     complaint_act,
     complaint_move,
+    held_message_decide,
     photo_decide,
     verification_decide,
 )
-from apps.profiles.models import ComplaintAction, ComplaintStatus, PhotoRejectionReason, PhotoStatus, ProfileStatus
+from apps.profiles.models import (
+    ComplaintAction,
+    ComplaintReason,
+    ComplaintStatus,
+    PhotoRejectionReason,
+    PhotoStatus,
+    ProfileStatus,
+)
 from apps.profiles.poses import pose_info
 from apps.profiles.services.verification import selfie_storage
 from apps.tenants.models import MemberDirectoryEntry
@@ -314,6 +322,7 @@ class ComplaintCaseAdmin(_QueueAdmin):
             path("<int:case_id>/handle/", view(self.handle_view), name=self._url_name("handle")),
             path("<int:case_id>/move/", view(self.move_view), name=self._url_name("move")),
             path("<int:case_id>/act/<slug:action>/", view(self.act_view), name=self._url_name("act")),
+            path("<int:case_id>/held/<slug:decision>/", view(self.held_view), name=self._url_name("held")),
             path("<int:case_id>/image/<str:kind>/", view(self.image_view), name=self._url_name("image")),
             *super().get_urls(),
         ]
@@ -397,6 +406,14 @@ class ComplaintCaseAdmin(_QueueAdmin):
                 else ""
             ),
             "mine": case.assignee_id == request.user.pk,
+            # A first message the site held for review: deliver it or reject it (credits back).
+            "held_urls": (
+                {"deliver": self._url("held", case.pk, "deliver"), "reject": self._url("held", case.pk, "reject")}
+                if case.reason == ComplaintReason.HELD_MESSAGE
+                and case.status != ComplaintStatus.RESOLVED
+                and self.can_decide(request)
+                else None
+            ),
         }
         return TemplateResponse(request, "admin/moderation/complaintcase/handle.html", context, status=status)
 
@@ -435,6 +452,33 @@ class ComplaintCaseAdmin(_QueueAdmin):
             )
             target = self._url("handle", following) if following else self._url("changelist")
             return HttpResponseRedirect(target)
+        return HttpResponseRedirect(self._url("handle", case.pk))
+
+    def held_view(self, request, case_id: int, decision: str):
+        """Deliver or reject a held first message (apps.moderation.services.held_message_decide)."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if decision not in ("deliver", "reject"):
+            raise Http404
+        case = self._case(request, case_id, change=True)
+        form = ComplaintMoveForm({"to": ComplaintStatus.RESOLVED, "note": request.POST.get("note", "")})
+        if not form.is_valid():
+            return self._handle_page(request, case, form=form, status=400)
+        try:
+            case = held_message_decide(
+                case_id=case.pk, actor=request.user, deliver=decision == "deliver", note=form.cleaned_data["note"]
+            )
+        except ApplicationError as error:
+            if error.code == "not_found":
+                raise Http404(error.message) from error
+            form.add_error(None, error.message)
+            return self._handle_page(request, case, form=form, status=error.status_code)
+        self.message_user(
+            request,
+            gettext("Done: %(action)s. Complaint %(id)s is resolved.")
+            % {"action": case.get_action_display().lower(), "id": case.complaint_id},
+            messages.SUCCESS,
+        )
         return HttpResponseRedirect(self._url("handle", case.pk))
 
     def act_view(self, request, case_id: int, action: str):

@@ -16,6 +16,7 @@ from apps.notifications.outbox import notice_event
 from apps.profiles.models import (
     Complaint,
     ComplaintAction,
+    ComplaintReason,
     ComplaintStatus,
     PhotoRejectionReason,
     PhotoStatus,
@@ -324,4 +325,52 @@ def complaint_act(*, case_id: int, actor, action: str, reason: str) -> Complaint
             to=ComplaintStatus.RESOLVED,
             action=COMPLAINT_MEMBER_ACTIONS[action],
             note=reason[:NOTE_MAX_LENGTH],
+        )
+
+
+def held_message_decide(*, case_id: int, actor, deliver: bool, note: str = "") -> ComplaintCase:
+    """Support decides a first message the site held for review (a complaint of reason
+    "held_message"): deliver it (and what its sender wrote after it) to the recipient, or
+    reject it, which gives the sender back the exact credits each message cost
+    (apps.chat.services). The complaint is resolved with that action; one audit row for
+    the decision and one for the complaint, in one transaction. A decided message or a
+    resolved complaint is refused (409)."""
+    from apps.chat.services import held_message_reject, held_message_release
+
+    note = _note(note)
+    with transaction.atomic():
+        case = ComplaintCase.objects.select_for_update(of=("self",)).select_related("site").filter(pk=case_id).first()
+        if case is None:
+            raise ApplicationError("not_found", _("This complaint does not exist."), status_code=404)
+        if case.reason != ComplaintReason.HELD_MESSAGE or not case.message_id:
+            raise ApplicationError("not_held", _("This complaint holds no message."), status_code=409)
+        if case.status == ComplaintStatus.RESOLVED:
+            raise ApplicationError(
+                "complaint_resolved", _("This complaint is resolved: reopen it first."), status_code=409
+            )
+        with tenant_context(case.site):
+            if deliver:
+                count = held_message_release(message_id=case.message_id)
+            else:
+                count = held_message_reject(message_id=case.message_id, staff_name=_staff_name(actor))
+        if (deliver and not count) or (not deliver and count is None):
+            raise ApplicationError("already_decided", _("This message is no longer held for review."), status_code=409)
+        audit_record(
+            actor=actor,
+            action="message.release" if deliver else "message.reject",
+            site=case.site,
+            member_id=case.member_id,
+            target=f"message {case.message_id}",
+            before={"review": "held"},
+            after={"review": "approved", "messages": count}
+            if deliver
+            else {"review": "rejected", "credits_returned": count},
+            reason=note,
+        )
+        return complaint_move(
+            case_id=case.pk,
+            actor=actor,
+            to=ComplaintStatus.RESOLVED,
+            action=ComplaintAction.MESSAGE_RELEASED if deliver else ComplaintAction.MESSAGE_REJECTED,
+            note=note,
         )

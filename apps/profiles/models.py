@@ -230,6 +230,19 @@ class ComplaintReason(models.TextChoices):
     SCAM = "scam", _("Asks for money or is a scam")
     MINOR = "minor", _("May be under age")
     OTHER = "other", _("Other")
+    # Not a member's choice: the site holds a first message with scam signals for review
+    # (apps.chat.safety) and files it as a complaint of this reason.
+    HELD_MESSAGE = "held_message", _("Message held for review")
+    # Not a member's choice either: several members complained about the same member.
+    MANY_REPORTS = "many_reports", _("Reported by several members")
+
+
+# The reasons members and visitors choose from (the complaint form, the chat's report).
+MEMBER_COMPLAINT_REASONS = [
+    choice
+    for choice in ComplaintReason.choices
+    if choice[0] not in (ComplaintReason.HELD_MESSAGE, ComplaintReason.MANY_REPORTS)
+]
 
 
 class ComplaintStatus(models.TextChoices):
@@ -246,6 +259,8 @@ class ComplaintAction(models.TextChoices):
     PHOTO_HIDDEN = "photo_hidden", _("Photo hidden")
     PROFILE_DISABLED = "profile_disabled", _("Profile disabled")
     ACCOUNT_ERASED = "account_erased", _("Account erased")
+    MESSAGE_RELEASED = "message_released", _("Held message delivered")
+    MESSAGE_REJECTED = "message_rejected", _("Held message rejected, credits returned")
     OTHER = "other", _("Other")
 
 

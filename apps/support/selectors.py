@@ -7,7 +7,7 @@ import re
 
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django_tenants.utils import get_public_schema_name
 
 from apps.support.models import AuditEntry
@@ -112,11 +112,45 @@ def member_overview(entry: MemberDirectoryEntry, member) -> dict:
         ),
         "complaints_about": complaints_about,
         "complaints_by": list(Complaint.objects.filter(reporter=member).select_related("profile")[:LIST_ROWS]),
+        "safety": chat_safety_counts(member, profile),
         "mails": list(
             Notice.objects.filter(channel=Channel.EMAIL)
             .filter(Q(user=member) | Q(email__iexact=member.email))
             .order_by("-created")[:MAIL_ROWS]
         ),
+    }
+
+
+def chat_safety_counts(member, profile) -> dict:
+    """The member's chat messages with scam signals, per signal, and what became of those
+    held for review; and how many different members complained about them. Two queries."""
+    from apps.chat.models import Message, MessageReview
+    from apps.chat.safety import SIGNALS
+    from apps.profiles.models import Complaint
+
+    counts = (
+        Message.objects.filter(sender_id=member.pk)
+        .exclude(signals="")
+        .aggregate(
+            flagged=Count("pk"),
+            held=Count("pk", filter=Q(review=MessageReview.HELD)),
+            rejected=Count("pk", filter=Q(review=MessageReview.REJECTED)),
+            noticed=Count("pk", filter=Q(review=MessageReview.NOTICE)),
+            **{f"signal_{code}": Count("pk", filter=Q(signals__contains=code)) for code in SIGNALS},
+        )
+    )
+    reporters = (
+        Complaint.objects.filter(profile=profile, reporter__isnull=False).values("reporter_id").distinct().count()
+        if profile
+        else 0
+    )
+    return {
+        "flagged": counts["flagged"],
+        "held": counts["held"],
+        "rejected": counts["rejected"],
+        "noticed": counts["noticed"],
+        "signals": [(code, counts[f"signal_{code}"]) for code in SIGNALS if counts[f"signal_{code}"]],
+        "reporters": reporters,
     }
 
 

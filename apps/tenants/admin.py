@@ -226,6 +226,7 @@ class SiteAdmin(admin.ModelAdmin):
                 )
             },
         ),
+        (_("Chat safety"), {"fields": ("chat_safety_rule",)}),
         (_("Site-entry warning"), {"fields": ("enable_site_entry_popup", "entry_popup_countries")}),
         (
             _("Payments"),

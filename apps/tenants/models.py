@@ -142,6 +142,12 @@ class Company(models.Model):
         return max(base, self.added)
 
 
+class ChatSafetyRule(models.TextChoices):
+    HOLD = "hold", _("Hold for support's review (the recipient gets it when approved)")
+    NOTICE = "notice", _("Deliver it with a safety notice for the recipient")
+    OFF = "off", _("Deliver it as any other message")
+
+
 class Site(TenantMixin):
     """One white-label dating site: its schema holds its members and all they make."""
 
@@ -259,6 +265,17 @@ class Site(TenantMixin):
         _("refund period (days)"), default=14, validators=[MaxValueValidator(365)]
     )
     member_resell = models.BooleanField(_("show resell entries"), default=False)
+    chat_safety_rule = models.CharField(
+        _("first messages with scam signals"),
+        max_length=10,
+        choices=ChatSafetyRule.choices,
+        default=ChatSafetyRule.NOTICE,
+        help_text=_(
+            "What happens to a new account's first message in a conversation when it carries a link, "
+            "a phone number, an e-mail address, a messenger name, money or gift-card words, or was sent "
+            "to many members."
+        ),
+    )
     mail_name = models.CharField(_("sender name in e-mails"), max_length=100, blank=True, validators=[one_line])
     min_age = models.PositiveSmallIntegerField(
         _("minimum age"), default=18, validators=[MinValueValidator(18), MaxValueValidator(99)]

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from apps.common.api.base import SiteApiView
 from apps.common.api.permissions import MemberRequired
 from apps.common.api.schema import MEMBER_ONLY
-from apps.profiles.models import ComplaintReason
+from apps.profiles.models import MEMBER_COMPLAINT_REASONS
 from apps.profiles.services.complaints import COMPLAINT_MAX_LENGTH, message_report
 
 ReportOutput = inline_serializer(
@@ -32,7 +32,7 @@ class ReportApi(SiteApiView):
     class ReportInput(serializers.Serializer):
         message = serializers.IntegerField(min_value=1, max_value=2**63 - 1, required=False)
         conversation = serializers.IntegerField(min_value=1, max_value=2**63 - 1, required=False)
-        reason = serializers.ChoiceField(choices=ComplaintReason.choices)
+        reason = serializers.ChoiceField(choices=MEMBER_COMPLAINT_REASONS)
         text = serializers.CharField(required=False, allow_blank=True, max_length=COMPLAINT_MAX_LENGTH)
         block = serializers.BooleanField(required=False, default=False)
 

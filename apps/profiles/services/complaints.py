@@ -1,5 +1,6 @@
 """Complaints (spec §2 route "complaints"), kept for customer support."""
 
+from datetime import timedelta
 from typing import NamedTuple
 
 from allauth.core import ratelimit
@@ -7,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
 from django.http import HttpRequest
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 # Up to chat: a complaint may name the chat message it is about.
@@ -15,7 +17,16 @@ from apps.common.exceptions import ApplicationError
 
 # Up to moderation: a complaint and its case row are committed in one transaction.
 from apps.moderation.index import complaint_case_sync
-from apps.profiles.models import Block, Complaint, ComplaintReason, Photo, PhotoStatus, Profile
+from apps.profiles.models import (
+    MEMBER_COMPLAINT_REASONS,
+    Block,
+    Complaint,
+    ComplaintReason,
+    ComplaintStatus,
+    Photo,
+    PhotoStatus,
+    Profile,
+)
 from apps.profiles.services.blocks import block_create
 from apps.profiles.visibility import profiles_visible_to
 
@@ -133,7 +144,7 @@ def complaint_create(
     message it names says what happened."""
     member = reporter if getattr(reporter, "is_authenticated", False) else None
     errors: dict[str, list[str]] = {}
-    if reason not in ComplaintReason.values:
+    if reason not in dict(MEMBER_COMPLAINT_REASONS):
         errors["reason"] = [_("Choose a reason.")]
     text = (text or "").strip()
     if "\x00" in text:
@@ -172,6 +183,46 @@ def complaint_create(
             reporter=member, profile=subject.about, photo=photo, message=message, reason=reason, text=text, email=email
         )
         complaint_case_sync(site=request.site, complaint=complaint)
+        if member is not None and complaint.profile_id:
+            complaints_escalate(site=request.site, profile_id=complaint.profile_id)
+    return complaint
+
+
+# A member about whom this many different members complained within REPORTERS_WINDOW gets
+# a complaint of its own (no reporter), so support looks at the member as a whole.
+REPORTERS_ESCALATE = 3
+REPORTERS_WINDOW = timedelta(days=30)
+
+
+def complaints_escalate(*, site, profile_id: int) -> Complaint | None:
+    """After a member's complaint about `profile_id`: when REPORTERS_ESCALATE different
+    members complained about it within REPORTERS_WINDOW and no such complaint is open,
+    file one ("many_reports") into the complaints queue. Two small queries."""
+    since = timezone.now() - REPORTERS_WINDOW
+    reporters = (
+        Complaint.objects.filter(profile_id=profile_id, reporter__isnull=False, created__gte=since)
+        .values("reporter_id")
+        .distinct()
+        .count()
+    )
+    if reporters < REPORTERS_ESCALATE:
+        return None
+    open_one = Complaint.objects.filter(
+        profile_id=profile_id,
+        reason=ComplaintReason.MANY_REPORTS,
+        status__in=[ComplaintStatus.OPEN, ComplaintStatus.IN_PROGRESS],
+    )
+    if open_one.exists():
+        return None
+    complaint = Complaint.objects.create(
+        reporter=None,
+        profile_id=profile_id,
+        reason=ComplaintReason.MANY_REPORTS,
+        text=_("%(count)s different members complained about this member in the last %(days)s days.")
+        % {"count": reporters, "days": REPORTERS_WINDOW.days},
+        email="",
+    )
+    complaint_case_sync(site=site, complaint=complaint)
     return complaint
 
 
@@ -243,4 +294,20 @@ def message_report(
             and not Block.objects.filter(blocker_id=reporter.pk, blocked_id=complaint.profile_id).exists()
         ):
             block_create(user=reporter, profile_id=complaint.profile_id)
+    return complaint
+
+
+def held_message_file(*, site, message: Message) -> Complaint:
+    """A first message the site held for review (apps.chat.safety) enters the complaints
+    queue as a complaint of its own (no reporter), naming the message and its sender, in
+    the sender's transaction: support delivers or rejects it there."""
+    complaint = Complaint.objects.create(
+        reporter=None,
+        profile_id=message.sender_profile_id,
+        message=message,
+        reason=ComplaintReason.HELD_MESSAGE,
+        text=_("Held for review: %(signals)s") % {"signals": message.signals.replace(",", ", ")},
+        email="",
+    )
+    complaint_case_sync(site=site, complaint=complaint)
     return complaint

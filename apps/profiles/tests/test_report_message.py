@@ -157,3 +157,40 @@ def test_reports_are_rate_limited_like_complaints(site, client_for, chat, settin
     assert response.status_code == 429
     assert response.json()["error"]["message"] == "Too many complaints sent, please try again later."
     assert len(_complaints(site)) == 2
+
+
+def test_a_member_reported_by_several_others_lands_in_the_queue_by_itself(site, client_for, settings):
+    settings.ACCOUNT_RATE_LIMITS = {**settings.ACCOUNT_RATE_LIMITS, "complaint": "50/h/ip"}
+    sam = member(site, "Sam", gender="male")
+    credits_give(site, sam.user, 20)
+    reporters = [member(site, f"Reporter{number}") for number in range(3)]
+    for number, reporter in enumerate(reporters):
+        credits_give(site, reporter.user, 2)
+        send(site, reporter, sam, text="Hi")  # they write first (Sam is a free member)
+        _conversation, message = send(site, sam, reporter, text=f"Pay me {number}")
+        client = logged_in(site, client_for, reporter)
+        for _ in range(2):  # the same member twice counts once
+            assert _post(client, {"message": message.pk, "reason": "scam"}).status_code == 201
+        with on_site(site):
+            escalated = list(Complaint.objects.filter(profile=sam, reason="many_reports"))
+        assert len(escalated) == (1 if number == 2 else 0)
+    (complaint,) = escalated
+    assert complaint.reporter_id is None and "3 different members" in complaint.text
+    case = ComplaintCase.objects.get(site=site, complaint_id=complaint.pk)
+    assert (case.reason, case.member_id) == ("many_reports", sam.user_id)
+    # A fourth member while that one is open adds no second one.
+    fourth = member(site, "Reporter3")
+    credits_give(site, fourth.user, 2)
+    send(site, fourth, sam, text="Hi")
+    _conversation, message = send(site, sam, fourth, text="Pay me")
+    assert _post(logged_in(site, client_for, fourth), {"message": message.pk, "reason": "scam"}).status_code == 201
+    with on_site(site):
+        assert Complaint.objects.filter(profile=sam, reason="many_reports").count() == 1
+
+
+def test_members_cannot_choose_the_sites_own_reasons(site, client_for, chat):
+    rita, _sam, _conversation, messages = chat
+    client = logged_in(site, client_for, rita)
+    for reason in ("held_message", "many_reports"):
+        assert _post(client, {"message": messages[1].pk, "reason": reason}).status_code == 400
+    assert _complaints(site) == []

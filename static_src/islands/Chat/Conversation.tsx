@@ -33,6 +33,34 @@ import { useReadMarks } from "./useReadMarks";
 import { useScrollPinning } from "./useScrollPinning";
 import { useTyping } from "./useTyping";
 
+/** The "stay safe" note shows in conversations with fewer messages than this. */
+export const SAFETY_TIP_UNTIL = 6;
+const SAFETY_TIP_KEY = "chat-safety-tip-dismissed";
+/** Dismissed notes are remembered for this many conversations (the newest). */
+const SAFETY_TIP_KEEP = 200;
+
+function safetyTipList(): number[] {
+  try {
+    const value: unknown = JSON.parse(localStorage.getItem(SAFETY_TIP_KEY) ?? "[]");
+    return Array.isArray(value) ? value.filter((id): id is number => typeof id === "number") : [];
+  } catch {
+    return [];
+  }
+}
+
+function safetyTipDismissed(conversationId: number): boolean {
+  return safetyTipList().includes(conversationId);
+}
+
+function safetyTipDismiss(conversationId: number): void {
+  try {
+    const list = [...safetyTipList().filter((id) => id !== conversationId), conversationId].slice(-SAFETY_TIP_KEEP);
+    localStorage.setItem(SAFETY_TIP_KEY, JSON.stringify(list));
+  } catch {
+    // Storage refused (private mode): dismissed for this page only.
+  }
+}
+
 /** The counter shows from this share of the maximum length. */
 export const COUNTER_FROM = 0.8;
 
@@ -141,6 +169,11 @@ function Bubble({
           <time dateTime={message.created ?? undefined}>{messageTime(message.created, locale)}</time>
           {message.mine && <Ticks message={message} strings={strings} />}
         </span>
+        {message.safety_notice && !message.mine && (
+          <p className="chat-safety-notice small mb-0 mt-1" data-testid="message-safety-notice">
+            {strings.safetyNotice}
+          </p>
+        )}
       </div>
       {onReport && (
         <button
@@ -264,6 +297,14 @@ export function Conversation(props: ConversationProps) {
   const [report, setReport] = useState<ReportTarget | null>(null);
   const [reportOpen, setReportOpen] = useState(false);
   const [blockedHere, setBlockedHere] = useState(false);
+  // "Stay safe" in a new conversation (few messages, none hidden), until dismissed for it.
+  const [safetyTip, setSafetyTip] = useState(
+    () => props.history.messages.length < SAFETY_TIP_UNTIL && !props.history.has_older && !safetyTipDismissed(conversationId),
+  );
+  const dismissSafetyTip = () => {
+    safetyTipDismiss(conversationId);
+    setSafetyTip(false);
+  };
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const fileRef = useRef<HTMLInputElement>(null);
 
@@ -367,6 +408,13 @@ export function Conversation(props: ConversationProps) {
           <p className="chat-older text-center small text-body-secondary my-2" data-testid="chat-older-hidden">
             {strings.olderHidden}
           </p>
+        )}
+        {safetyTip && (
+          <div className="alert alert-info chat-safety-tip alert-dismissible small m-2 mb-0 py-2" role="note" data-testid="chat-safety-tip">
+            <strong className="d-block">{strings.safetyTipTitle}</strong>
+            {strings.safetyTip}
+            <button type="button" className="btn-close py-2" aria-label={strings.safetyTipDismiss} onClick={dismissSafetyTip} data-testid="chat-safety-tip-dismiss" />
+          </div>
         )}
         <ol className="list-unstyled mb-0 px-2 py-2">
           {messages.map((message) => (

@@ -35,6 +35,8 @@ export interface MessageData {
   client_id?: string;
   credits?: number;
   held?: boolean;
+  /** A new account's first message with scam signals, shown with a safety notice (apps.chat.safety). */
+  safety_notice?: boolean;
 }
 
 /** A message on screen: from the server, or one of ours on its way ("local"). */

@@ -530,3 +530,30 @@ describe("Conversation, report a message", () => {
     expect(screen.queryByTestId("chat-closed")).toBeNull();
   });
 });
+
+describe("Conversation, stay safe", () => {
+  beforeEach(() => localStorage.clear());
+
+  it("shows the stay-safe note in a new conversation until it is dismissed for it", () => {
+    api();
+    const view = renderChat();
+    const tip = screen.getByTestId("chat-safety-tip");
+    expect(tip.textContent).toContain("Stay safe");
+    fireEvent.click(screen.getByRole("button", { name: "Hide this tip" }));
+    expect(screen.queryByTestId("chat-safety-tip")).toBeNull();
+    view.unmount();
+    renderChat();
+    expect(screen.queryByTestId("chat-safety-tip")).toBeNull();
+  });
+
+  it("shows no note in a longer conversation, and a safety notice under a flagged message", () => {
+    api();
+    const many = Array.from({ length: 8 }, (_, index) => message(index + 1, { mine: index % 2 === 0, text: `m${index}` }));
+    many[1] = message(2, { mine: false, text: "my telegram @sunny", safety_notice: true });
+    renderChat({ history: history(many) });
+    expect(screen.queryByTestId("chat-safety-tip")).toBeNull();
+    const notices = screen.getAllByTestId("message-safety-notice");
+    expect(notices).toHaveLength(1);
+    expect(notices[0].textContent).toContain("Never send money");
+  });
+});

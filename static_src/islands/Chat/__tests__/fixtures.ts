@@ -63,6 +63,10 @@ export const strings: Record<string, string> = {
   reportBlock: "Also block {name}",
   reportSend: "Send report",
   reportDone: "Thank you. We have received your report and will look into it.",
+  safetyNotice: "Be careful: this new member's first message has contact details, a link or talk of money. Never send money or gift cards to someone you have not met.",
+  safetyTipTitle: "Stay safe",
+  safetyTip: "Keep the conversation on this site until you trust someone, never send money or gift cards, and report anyone who asks for them.",
+  safetyTipDismiss: "Hide this tip",
 };
 
 /** apps.profiles.models.ComplaintReason (English). */
