@@ -49,6 +49,7 @@ from schwifty import exceptions as iban_errors
 # Up to accounts: the paying member's account (User).
 from apps.accounts.models import User
 from apps.common.exceptions import ApplicationError
+from apps.common.realtime import event_send_on_commit
 from apps.payments.discounts import active_discount
 from apps.payments.formatting import money_format
 from apps.payments.gateways.base import GatewayError
@@ -447,6 +448,9 @@ def _sms_state_set(dd_request: DirectDebitRequest, *, state: str, error: str = "
     dd_request.save(update_fields=["sms_state", "sms_error", "sms_message_id", "sms_updated"])
 
 
+# The event a member's open pages get when a code's SMS failed (static_src/base/smsWatch.ts).
+SMS_EVENT = "directdebit.sms"
+
 # What a delivery receipt's status means for the code's SMS (Twilio's message statuses).
 # The provider may report them out of order: a final state ("delivered", "failed") is
 # never overwritten by "sent".
@@ -464,10 +468,11 @@ SMS_RECEIPT_STATES = {
 }
 
 
-def directdebit_sms_receipt(*, message_id: str, status: str, error_code: str = "") -> bool:
-    """A delivery receipt for the SMS `message_id` of the current site: records the state.
-    False when no request of this site sent that message. `status` is a key of
-    SMS_RECEIPT_STATES (the view refuses others)."""
+def directdebit_sms_receipt(*, site_id: int, message_id: str, status: str, error_code: str = "") -> bool:
+    """A delivery receipt for the SMS `message_id` of the current site (`site_id`): records
+    the state, and tells the member's open code page when it failed (base/smsWatch.ts
+    then offers a new code). False when no request of this site sent that message.
+    `status` is a key of SMS_RECEIPT_STATES (the view refuses others)."""
     state = SMS_RECEIPT_STATES[status]
     with transaction.atomic():
         dd_request = DirectDebitRequest.objects.select_for_update().filter(sms_message_id=message_id).first()
@@ -478,6 +483,12 @@ def directdebit_sms_receipt(*, message_id: str, status: str, error_code: str = "
             return True
         error = f"{status} {error_code}".strip() if state == SmsState.FAILED else ""
         _sms_state_set(dd_request, state=state, error=error)
+        if state == SmsState.FAILED:
+            event_send_on_commit(
+                user_id=dd_request.user_id,
+                site_id=site_id,
+                event={"type": SMS_EVENT, "request": dd_request.pk, "state": str(state)},
+            )
     logger.info("direct debit request %s: SMS %s", dd_request.pk, state)
     return True
 

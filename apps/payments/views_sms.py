@@ -71,6 +71,6 @@ def twilio_status(request: HttpRequest, schema: str) -> HttpResponse:
     if error_code and not ERROR_CODE.fullmatch(error_code):
         error_code = ""
     with schema_context(site.schema_name):
-        if not directdebit_sms_receipt(message_id=message_id, status=status, error_code=error_code):
+        if not directdebit_sms_receipt(site_id=site.pk, message_id=message_id, status=status, error_code=error_code):
             return _not_found()
     return HttpResponse(status=204)

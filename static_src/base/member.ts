@@ -14,6 +14,7 @@
  *   shown on load (the base entry has started loading Bootstrap's modal for it), and the
  *   "send the e-mail again" buttons.
  * - The browser's time zone, kept on the account (base/timeZone.ts).
+ * - On the direct-debit code page, the code's SMS reported undelivered (base/smsWatch.ts).
  */
 import { syncPushState } from "../lib/pushSubscription";
 import { startRealtime } from "../lib/realtime";
@@ -37,7 +38,11 @@ export function startMember(): void {
   startRefresh();
   void syncPushState();
   // One WebSocket per page: new messages, typing, read state, likes, matches and badge counts.
-  startRealtime();
+  const realtime = startRealtime();
+  // The direct-debit code page: a code's SMS reported undelivered offers a new code at once.
+  if (document.querySelector("[data-sms-watch]")) {
+    void import("./smsWatch").then(({ installSmsWatch }) => installSmsWatch(realtime));
+  }
   void installEnablePushAlert();
   void autoshowModals();
   installResendConfirmation();

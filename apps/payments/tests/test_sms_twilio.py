@@ -53,14 +53,14 @@ def _request(site, pk) -> DirectDebitRequest:
         return DirectDebitRequest.objects.get(pk=pk)
 
 
-def _requests(site) -> list[DirectDebitRequest]:
+def _requests(site, user) -> list[DirectDebitRequest]:
     with on_site(site):
-        return list(DirectDebitRequest.objects.order_by("pk"))
+        return list(DirectDebitRequest.objects.filter(user=user).order_by("pk"))
 
 
-def _payments(site) -> int:
+def _payments(site, user) -> int:
     with on_site(site):
-        return Payment.objects.count()
+        return Payment.objects.filter(user=user).count()
 
 
 def _code(message) -> str:
@@ -79,7 +79,8 @@ def _started(site, client, twilio) -> tuple[DirectDebitRequest, object]:
 
 
 def test_the_code_goes_out_through_the_sites_twilio_account_and_confirms(on_twilio, twilio, client_for):
-    client = logged_in(on_twilio, client_for, _member(on_twilio))
+    profile = _member(on_twilio)
+    client = logged_in(on_twilio, client_for, profile)
     dd_request, message = _started(on_twilio, client, twilio)
 
     assert message.account_sid == on_twilio.twilio_account_sid
@@ -90,14 +91,15 @@ def test_the_code_goes_out_through_the_sites_twilio_account_and_confirms(on_twil
     assert sms.outbox == []  # not the deployment's (locmem) backend
 
     answer = client.post(f"/directdebit/{dd_request.pk}/code", {"code": _code(message)})
-    assert answer.status_code == 302 and _payments(on_twilio) == 1
+    assert answer.status_code == 302 and _payments(on_twilio, profile.user) == 1
 
 
 def test_the_deployments_twilio_account_is_the_default(gay_site, twilio, client_for, settings):
     sid, token = twilio.account()
     settings.SMS_BACKEND = "apps.payments.sms.TwilioBackend"
     settings.TWILIO_ACCOUNT_SID, settings.TWILIO_AUTH_TOKEN, settings.TWILIO_SENDER = sid, token, "Dating"
-    client = logged_in(gay_site, client_for, _member(gay_site))
+    profile = _member(gay_site)
+    client = logged_in(gay_site, client_for, profile)
     dd_request, message = _started(gay_site, client, twilio)
     assert message.account_sid == sid and message.sender == "Dating"
     assert sms.twilio_auth_token(gay_site) == token
@@ -114,7 +116,8 @@ PROVIDER_TROUBLE = [(401, 20003), (429, 20429), (500, None), (503, None)]
 def test_an_error_answer_tells_the_member_keeps_the_details_and_charges_nothing(
     on_twilio, twilio, client_for, status, code
 ):
-    client = logged_in(on_twilio, client_for, _member(on_twilio))
+    profile = _member(on_twilio)
+    client = logged_in(on_twilio, client_for, profile)
     twilio.fail_next(status, code)
     answer = client.post("/directdebit", _data(_package(on_twilio)))
     page = answer.content.decode()
@@ -127,8 +130,8 @@ def test_an_error_answer_tells_the_member_keeps_the_details_and_charges_nothing(
         assert 'data-testid="error-mobile"' in page or 'id="id_mobile-error"' in page or "is-invalid" in page
     # Nothing typed is lost; nothing is charged.
     assert 'value="Dirk de Vries"' in page and 'value="Lindengracht"' in page
-    assert _payments(on_twilio) == 0
-    [failed] = _requests(on_twilio)
+    assert _payments(on_twilio, profile.user) == 0
+    [failed] = _requests(on_twilio, profile.user)
     assert failed.sms_state == SmsState.FAILED and failed.sms_message_id == ""
     assert failed.sms_error.startswith(str(status))
 
@@ -141,38 +144,42 @@ def test_an_error_answer_tells_the_member_keeps_the_details_and_charges_nothing(
 def test_wrong_credentials_are_a_401_from_twilio(on_twilio, twilio, client_for):
     Site.objects.filter(pk=on_twilio.pk).update(twilio_auth_token="0" * 32)
     site_cache_clear()
-    client = logged_in(on_twilio, client_for, _member(on_twilio))
+    profile = _member(on_twilio)
+    client = logged_in(on_twilio, client_for, profile)
     answer = client.post("/directdebit", _data(_package(on_twilio)))
     assert answer.status_code == 503 and twilio.messages == [] and twilio.requests == 1
-    [failed] = _requests(on_twilio)
+    [failed] = _requests(on_twilio, profile.user)
     assert failed.sms_state == SmsState.FAILED and failed.sms_error == "401 20003"
 
 
 def test_a_slow_provider_ends_at_the_timeout_with_a_message(on_twilio, twilio, client_for, settings):
     settings.SMS_TIMEOUT = 0.3
     twilio.delay = 2
-    client = logged_in(on_twilio, client_for, _member(on_twilio))
+    profile = _member(on_twilio)
+    client = logged_in(on_twilio, client_for, profile)
     answer = client.post("/directdebit", _data(_package(on_twilio)))
     assert answer.status_code == 503
     assert str(directdebit.MESSAGE_SMS_UNAVAILABLE) in answer.content.decode()
-    [failed] = _requests(on_twilio)
+    [failed] = _requests(on_twilio, profile.user)
     assert failed.sms_state == SmsState.FAILED and "Timeout" in failed.sms_error
-    assert _payments(on_twilio) == 0
+    assert _payments(on_twilio, profile.user) == 0
 
 
 def test_an_absent_provider_is_a_message_too(on_twilio, client_for, settings):
     with FakeTwilio() as gone:
         address = gone.url  # a port nobody listens on once it is closed
     settings.TWILIO_API_URL = address
-    client = logged_in(on_twilio, client_for, _member(on_twilio))
+    profile = _member(on_twilio)
+    client = logged_in(on_twilio, client_for, profile)
     answer = client.post("/directdebit", _data(_package(on_twilio)))
     assert answer.status_code == 503
-    [failed] = _requests(on_twilio)
+    [failed] = _requests(on_twilio, profile.user)
     assert failed.sms_state == SmsState.FAILED and failed.sms_error == "ConnectionError"
 
 
 def test_a_failed_new_code_leaves_the_old_one_working(on_twilio, twilio, client_for):
-    client = logged_in(on_twilio, client_for, _member(on_twilio))
+    profile = _member(on_twilio)
+    client = logged_in(on_twilio, client_for, profile)
     dd_request, message = _started(on_twilio, client, twilio)
     twilio.fail_next(500)
     answer = client.post(f"/directdebit/{dd_request.pk}/resend")
@@ -215,7 +222,8 @@ def _post_receipt(site, params, signature, **extra):
 
 
 def test_receipts_record_delivered_and_keep_it(on_twilio, twilio, client_for):
-    client = logged_in(on_twilio, client_for, _member(on_twilio))
+    profile = _member(on_twilio)
+    client = logged_in(on_twilio, client_for, profile)
     dd_request, message = _started(on_twilio, client, twilio)
     answer = _post_receipt(on_twilio, *_receipt(on_twilio, message, "delivered"))
     assert answer.status_code == 204
@@ -227,7 +235,8 @@ def test_receipts_record_delivered_and_keep_it(on_twilio, twilio, client_for):
 
 
 def test_a_failed_delivery_offers_a_new_code_at_once(on_twilio, twilio, client_for):
-    client = logged_in(on_twilio, client_for, _member(on_twilio))
+    profile = _member(on_twilio)
+    client = logged_in(on_twilio, client_for, profile)
     dd_request, message = _started(on_twilio, client, twilio)
     answer = _post_receipt(on_twilio, *_receipt(on_twilio, message, "undelivered", error_code=30003))
     assert answer.status_code == 204
@@ -240,14 +249,15 @@ def test_a_failed_delivery_offers_a_new_code_at_once(on_twilio, twilio, client_f
     answer = client.post(f"/directdebit/{dd_request.pk}/resend")
     assert answer.status_code == 302
     new = twilio.wait_for(2)[-1]
-    assert new.to == MOBILE and _payments(on_twilio) == 0
+    assert new.to == MOBILE and _payments(on_twilio, profile.user) == 0
 
 
 def test_the_deployments_account_signs_the_receipts_of_a_site_without_its_own(gay_site, twilio, client_for, settings):
     sid, token = twilio.account()
     settings.SMS_BACKEND = "apps.payments.sms.TwilioBackend"
     settings.TWILIO_ACCOUNT_SID, settings.TWILIO_AUTH_TOKEN, settings.TWILIO_SENDER = sid, token, "Dating"
-    client = logged_in(gay_site, client_for, _member(gay_site))
+    profile = _member(gay_site)
+    client = logged_in(gay_site, client_for, profile)
     dd_request, message = _started(gay_site, client, twilio)
     assert _post_receipt(gay_site, *_receipt(gay_site, message, "delivered", token=token)).status_code == 204
     assert _request(gay_site, dd_request.pk).sms_state == SmsState.DELIVERED
@@ -255,7 +265,8 @@ def test_the_deployments_account_signs_the_receipts_of_a_site_without_its_own(ga
 
 @pytest.fixture
 def sent(on_twilio, twilio, client_for):
-    client = logged_in(on_twilio, client_for, _member(on_twilio))
+    profile = _member(on_twilio)
+    client = logged_in(on_twilio, client_for, profile)
     dd_request, message = _started(on_twilio, client, twilio)
     return dd_request, message
 
