@@ -46,8 +46,6 @@ from apps.moderation.selectors import (
     verification_queue,
 )
 from apps.moderation.services import (
-    COMPLAINT_MEMBER_ACTIONS,
-    complaint_act,
     complaint_move,
     held_message_decide,
     photo_decide,
@@ -63,6 +61,9 @@ from apps.profiles.models import (
 )
 from apps.profiles.poses import pose_info
 from apps.profiles.services.verification import selfie_storage
+
+# Up to support: the console's member actions, offered on a complaint's page.
+from apps.support.services import COMPLAINT_MEMBER_ACTIONS, complaint_act
 from apps.tenants.models import MemberDirectoryEntry
 
 IMAGE_CACHE_CONTROL = "private, max-age=300"
@@ -483,7 +484,7 @@ class ComplaintCaseAdmin(_QueueAdmin):
 
     def act_view(self, request, case_id: int, action: str):
         """Hide the reported photo, disable the profile or erase the account from the
-        complaint's page (apps.moderation.services.complaint_act): the complaint is
+        complaint's page (apps.support.services.complaint_act): the complaint is
         resolved with that action, the reason its note; both audited."""
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])

@@ -27,7 +27,6 @@ from apps.profiles.services.verification import verification_moderate
 
 # Up to support: a moderator's decision writes the staff audit trail, which support owns.
 from apps.support.audit import audit_record
-from apps.tenants.models import MemberDirectoryEntry
 
 NOTE_MAX_LENGTH = 2000
 
@@ -272,60 +271,6 @@ def photo_hide_by_support(*, photo, actor, site, note: str = "", reason: str = P
     values = _decided_values(decided, actor=actor, note=(note or "")[:NOTE_MAX_LENGTH])
     if not PhotoReview.objects.filter(site=site, photo_id=decided.pk).update(**values):
         PhotoReview.objects.create(site=site, photo_id=decided.pk, **{**photo_review_values(decided), **values})
-
-
-# What support may do to the member a complaint is about, straight from the complaint's
-# page, and the action the complaint is resolved with.
-COMPLAINT_MEMBER_ACTIONS = {
-    "photo_hide": ComplaintAction.PHOTO_HIDDEN,
-    "profile_disable": ComplaintAction.PROFILE_DISABLED,
-    "erase": ComplaintAction.ACCOUNT_ERASED,
-}
-
-
-def complaint_act(*, case_id: int, actor, action: str, reason: str) -> ComplaintCase:
-    """Do the support console's action (apps.support.services: hide the photo the
-    complaint names, disable the profile, erase the account) on the member a complaint is
-    about, with the agent's reason, and resolve the complaint with that action and the
-    reason as its note: one transaction, the action's audit row and the complaint's.
-    Refused (409) for a resolved complaint (reopen it first) and when it names no member
-    (or the member is gone, 404); the action's own refusals (already hidden, no export
-    made before erasing...) come through unchanged, and then nothing changes."""
-    # Up to support: the console's actions are support's; the complaint page only offers them.
-    from apps.support import services as support
-
-    if action not in COMPLAINT_MEMBER_ACTIONS:
-        raise ApplicationError("invalid_action", _("This action does not exist."), status_code=404)
-    reason = support.reason_clean(reason)
-    with transaction.atomic():
-        case = ComplaintCase.objects.select_for_update(of=("self",)).select_related("site").filter(pk=case_id).first()
-        if case is None:
-            raise ApplicationError("not_found", _("This complaint does not exist."), status_code=404)
-        if case.status == ComplaintStatus.RESOLVED:
-            raise ApplicationError(
-                "complaint_resolved", _("This complaint is resolved: reopen it first."), status_code=409
-            )
-        entry = MemberDirectoryEntry.objects.select_related("site").filter(
-            site_id=case.site_id, member_id=case.member_id
-        )
-        entry = entry.first() if case.member_id else None
-        if entry is None:
-            raise ApplicationError("member_gone", _("The member no longer exists on the site."), status_code=404)
-        if action == "photo_hide":
-            if not case.photo_id:
-                raise ApplicationError("no_photo", _("This complaint names no photo."), status_code=409)
-            support.photo_hide(actor=actor, entry=entry, photo_id=case.photo_id, reason=reason)
-        elif action == "profile_disable":
-            support.profile_enabled_set(actor=actor, entry=entry, enabled=False, reason=reason)
-        else:
-            support.member_erase_now(actor=actor, entry=entry, reason=reason)
-        return complaint_move(
-            case_id=case.pk,
-            actor=actor,
-            to=ComplaintStatus.RESOLVED,
-            action=COMPLAINT_MEMBER_ACTIONS[action],
-            note=reason[:NOTE_MAX_LENGTH],
-        )
 
 
 def held_message_decide(*, case_id: int, actor, deliver: bool, note: str = "") -> ComplaintCase:

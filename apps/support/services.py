@@ -8,6 +8,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -22,6 +23,9 @@ from apps.common.exceptions import ApplicationError
 from apps.support.audit import audit_record
 from apps.support.models import AuditEntry
 from apps.tenants.models import MemberDirectoryEntry
+
+if TYPE_CHECKING:
+    from apps.moderation.models import ComplaintCase
 
 REASON_MIN_LENGTH = 5
 REASON_MAX_LENGTH = 1000
@@ -307,3 +311,60 @@ def member_erase_now(*, actor, entry: MemberDirectoryEntry, reason: str) -> None
             raise _gone()
         act.target = f"member {member_id}"
         act.after = {"erased": True}
+
+
+# --- From a complaint (the complaints queue's page, apps.moderation.admin) ------------
+
+# What support may do to the member a complaint is about, straight from the complaint's
+# page, and the action the complaint is resolved with.
+COMPLAINT_MEMBER_ACTIONS = {
+    "photo_hide": "photo_hidden",
+    "profile_disable": "profile_disabled",
+    "erase": "account_erased",
+}
+
+
+def complaint_act(*, case_id: int, actor, action: str, reason: str) -> ComplaintCase:
+    """Do the support console's action (apps.support.services: hide the photo the
+    complaint names, disable the profile, erase the account) on the member a complaint is
+    about, with the agent's reason, and resolve the complaint with that action and the
+    reason as its note: one transaction, the action's audit row and the complaint's.
+    Refused (409) for a resolved complaint (reopen it first) and when it names no member
+    (or the member is gone, 404); the action's own refusals (already hidden, no export
+    made before erasing...) come through unchanged, and then nothing changes."""
+    from apps.moderation.models import ComplaintCase
+    from apps.moderation.services import NOTE_MAX_LENGTH, complaint_move
+    from apps.profiles.models import ComplaintStatus
+
+    if action not in COMPLAINT_MEMBER_ACTIONS:
+        raise ApplicationError("invalid_action", _("This action does not exist."), status_code=404)
+    reason = reason_clean(reason)
+    with transaction.atomic():
+        case = ComplaintCase.objects.select_for_update(of=("self",)).select_related("site").filter(pk=case_id).first()
+        if case is None:
+            raise ApplicationError("not_found", _("This complaint does not exist."), status_code=404)
+        if case.status == ComplaintStatus.RESOLVED:
+            raise ApplicationError(
+                "complaint_resolved", _("This complaint is resolved: reopen it first."), status_code=409
+            )
+        entry = MemberDirectoryEntry.objects.select_related("site").filter(
+            site_id=case.site_id, member_id=case.member_id
+        )
+        entry = entry.first() if case.member_id else None
+        if entry is None:
+            raise ApplicationError("member_gone", _("The member no longer exists on the site."), status_code=404)
+        if action == "photo_hide":
+            if not case.photo_id:
+                raise ApplicationError("no_photo", _("This complaint names no photo."), status_code=409)
+            photo_hide(actor=actor, entry=entry, photo_id=case.photo_id, reason=reason)
+        elif action == "profile_disable":
+            profile_enabled_set(actor=actor, entry=entry, enabled=False, reason=reason)
+        else:
+            member_erase_now(actor=actor, entry=entry, reason=reason)
+        return complaint_move(
+            case_id=case.pk,
+            actor=actor,
+            to=ComplaintStatus.RESOLVED,
+            action=COMPLAINT_MEMBER_ACTIONS[action],
+            note=reason[:NOTE_MAX_LENGTH],
+        )
