@@ -16,8 +16,17 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
+from apps.accounts.models import User
+
 COOKIE = f"{settings.COOKIE_PREFIX}tz"
 NAME_MAX_LENGTH = 64  # User.time_zone; the longest IANA name is 32
+
+
+def time_zone_keep(*, user: User, name: str) -> None:
+    """Keep the browser's time zone on the account (a name `time_zone_name` checked), for
+    the mails and pushes sent without a browser."""
+    user.time_zone = name
+    User.objects.filter(pk=user.pk).update(time_zone=name)
 
 
 @lru_cache(maxsize=1)
@@ -51,8 +60,6 @@ class MemberTimeZoneMiddleware:
             return self.get_response(request)
         reported = time_zone_name(request.COOKIES.get(COOKIE))
         if reported and reported != user.time_zone:
-            from apps.accounts.services.settings import time_zone_keep
-
             time_zone_keep(user=user, name=reported)
         with timezone.override(member_zone(user)):
             return self.get_response(request)

@@ -223,13 +223,6 @@ def invisible_set(*, user: User, invisible: bool) -> None:
         user.save(update_fields=["invisible"])
 
 
-def time_zone_keep(*, user: User, name: str) -> None:
-    """Keep the browser's time zone on the account (a name apps.accounts.time_zone checked),
-    for the mails and pushes sent without a browser."""
-    user.time_zone = name
-    User.objects.filter(pk=user.pk).update(time_zone=name)
-
-
 def notification_preferences_set(*, user: User, email_types: list[str], push_types: list[str]) -> None:
     """Store the notification types the member wants per channel; unknown names are
     dropped and the stored order is that of spec §3. Choosing again ends an unsubscribe
