@@ -1,6 +1,7 @@
 """Support's decisions in the queues: approve or reject a photo, take, resolve or reopen
 a complaint. Each one changes the site's schema (the truth) and the queue's row in one
-transaction and writes one row of the audit trail (apps.support.audit)."""
+transaction and announces it (apps.moderation.signals.moderation_decided) for the
+staff audit trail, which records it in that transaction (apps.support)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from django_tenants.utils import tenant_context
 from apps.common.exceptions import ApplicationError
 from apps.moderation.index import complaint_case_sync, photo_decision_values, photo_review_values
 from apps.moderation.models import ComplaintCase, PhotoDecision, PhotoReview, VerificationReview
+from apps.moderation.signals import moderation_decided
 from apps.notifications.outbox import notice_event
 from apps.profiles.models import (
     Complaint,
@@ -24,9 +26,6 @@ from apps.profiles.models import (
 )
 from apps.profiles.services.photos import photo_moderate
 from apps.profiles.services.verification import verification_moderate
-
-# Up to support: a moderator's decision writes the staff audit trail, which support owns.
-from apps.support.audit import audit_record
 
 NOTE_MAX_LENGTH = 2000
 
@@ -116,7 +115,8 @@ def photo_decide(*, review_id: int, actor, decision: str, reason: str = "", note
         for field, value in values.items():
             setattr(review, field, value)
         review.save(update_fields=list(values))
-        audit_record(
+        moderation_decided.send(
+            sender=PhotoReview,
             actor=actor,
             action="photo.approve" if decision == PhotoDecision.APPROVED else "photo.reject",
             site=site,
@@ -170,7 +170,8 @@ def verification_decide(
         review.decided_at = verification.decided_at
         review.decided_by_id, review.decided_by_name = getattr(actor, "pk", None), _staff_name(actor)
         review.save(update_fields=["decision", "reason", "note", "decided_at", "decided_by_id", "decided_by_name"])
-        audit_record(
+        moderation_decided.send(
+            sender=VerificationReview,
             actor=actor,
             action="verification.approve" if decision == PhotoDecision.APPROVED else "verification.reject",
             site=site,
@@ -246,7 +247,8 @@ def complaint_move(*, case_id: int, actor, to: str, action: str = "", note: str 
             after = _complaint_state(complaint)
             member_id = complaint.profile.user_id if complaint.profile else None
         case = complaint_case_sync(site=site, complaint=complaint)
-        audit_record(
+        moderation_decided.send(
+            sender=ComplaintCase,
             actor=actor,
             action="complaint.status",
             site=site,
@@ -300,7 +302,8 @@ def held_message_decide(*, case_id: int, actor, deliver: bool, note: str = "") -
                 count = held_message_reject(message_id=case.message_id, staff_name=_staff_name(actor))
         if (deliver and not count) or (not deliver and count is None):
             raise ApplicationError("already_decided", _("This message is no longer held for review."), status_code=409)
-        audit_record(
+        moderation_decided.send(
+            sender=ComplaintCase,
             actor=actor,
             action="message.release" if deliver else "message.reject",
             site=case.site,

@@ -9,7 +9,7 @@ class SupportConfig(AppConfig):
         from apps.accounts.signals import staff_second_step
         from apps.support import checks  # noqa: F401 - registers the serving role's check
         from apps.support.admin_audit import audit_every_model_admin
-        from apps.support.staff_audit import staff_second_step_record
+        from apps.support.staff_audit import moderation_decision_record, staff_second_step_record
 
         audit_every_model_admin()
         # An erased member's e-mail address leaves the trail with the member's rows.
@@ -18,3 +18,7 @@ class SupportConfig(AppConfig):
 
         member_record_eraser_register(member_audit_redact)
         staff_second_step.connect(staff_second_step_record, dispatch_uid="support-staff-second-step")
+        # A moderator's decision in the queues is audited (apps.moderation.signals).
+        from apps.moderation.signals import moderation_decided
+
+        moderation_decided.connect(moderation_decision_record, dispatch_uid="support-moderation-decided")
