@@ -13,8 +13,8 @@ from apps.accounts.selectors import (
 )
 from apps.accounts.time_zone import COOKIE as TIME_ZONE_COOKIE
 from apps.accounts.tracking import consent, tracking_from_request
+from apps.common.sites import is_public
 from apps.payments.discounts import time_bonus_island_props, time_bonus_page_state
-from apps.tenants.middleware import is_public
 
 
 def _anonymous() -> dict:

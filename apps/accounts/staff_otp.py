@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django_otp.middleware import OTPMiddleware
 
-from apps.tenants.middleware import is_public
+from apps.common.sites import is_public
 
 
 class StaffOTPMiddleware(OTPMiddleware):

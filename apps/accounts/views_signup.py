@@ -22,9 +22,10 @@ from apps.accounts.api.signup_steps import profile_step_payload
 from apps.accounts.selectors import age_on, signup_allowed
 from apps.accounts.services.signup_steps import ABOUT_ME_MAX_LENGTH, CITY_MAX_LENGTH, signup_steps_done
 from apps.common.islands import signup_strings
+from apps.common.locale import request_country
 from apps.profiles.models import Gender, Profile, Sexuality
 from apps.profiles.selectors import FREE_PHOTO_LIMIT, photo_limit, public_thumb_url, signup_matches
-from apps.tenants.selectors import push_public_key, regions_offered, request_country, selected_country
+from apps.tenants.selectors import push_public_key, regions_offered, selected_country
 
 # Routes that show the island themselves: the layouts leave the signup modal out there.
 SIGNUP_ROUTES = frozenset({"signup", "members-id-signup", "complete-signup"})

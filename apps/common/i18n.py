@@ -4,8 +4,8 @@ from django.conf import settings
 from django.http import HttpRequest
 from django.utils.translation.trans_real import parse_accept_lang_header
 
-# Up to tenants: the interface languages are the list a site's settings choose from.
-from apps.tenants.constants import INTERFACE_LANGUAGES
+# The interface languages: the catalogues in locale/; a site's settings choose from them.
+INTERFACE_LANGUAGES = ("da", "de", "en", "es", "fi", "fr", "it", "nb", "nl", "pl", "sv")
 
 # Browser tags that stand for one of our languages under another code.
 _ALIASES = {"no": "nb", "nn": "nb"}

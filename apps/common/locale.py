@@ -20,6 +20,7 @@ import re
 
 from asgiref.local import Local
 from django.conf import settings
+from django.http import HttpRequest
 from django.utils import dateformat, formats
 from django.utils.translation import get_language
 
@@ -47,12 +48,18 @@ def _country(request) -> str:
     if user is not None and getattr(user, "is_authenticated", False):
         country = str(getattr(user, "country", "") or "")
     if not country:
-        # Up to tenants: the visitor's country is read where the site's country settings are.
-        from apps.tenants.selectors import request_country
-
         country = request_country(request) or ""
     country = country.upper()
     return country if _COUNTRY.match(country) else ""
+
+
+def request_country(request: HttpRequest) -> str | None:
+    """The visitor's country as told by the edge proxy (ISO alpha-2), if any."""
+    value = request.META.get(settings.GEOIP_COUNTRY_HEADER, "")
+    value = value.strip().upper()
+    if len(value) == 2 and value.isalpha() and value not in ("XX", "T1"):
+        return value
+    return None
 
 
 def language_code() -> str:

@@ -3,10 +3,8 @@ from django.utils.cache import patch_vary_headers
 
 from apps.common import locale
 from apps.common.i18n import pick_language
+from apps.common.sites import is_public
 from apps.common.storage import cdn_origin
-
-# Up to tenants: the operators' host (the public schema) has no site languages to choose from.
-from apps.tenants.middleware import is_public
 
 
 class SiteLocaleMiddleware:

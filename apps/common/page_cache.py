@@ -7,12 +7,13 @@ the CSP nonce and the cookies differ per response. So:
 
 - `PageCacheApp` wraps the Django ASGI application (config/asgi.py). For a GET without a
   query string (or with passing parameters only, below), without a session or messages
-  cookie, on a site this process has in its site cache (apps.tenants.middleware), it
-  computes the page's *variant*: the site's settings (a fingerprint of its and its
-  company's fields), the built assets (the esbuild manifest's mtime), the Host header,
-  https or not, the path, the language the site middleware would pick, the visitor's
-  country, whether the entry warning was accepted, the cookie choice, and whether the
-  tracking cookie holds a network or any tracking parameter (signup offer, cookie banner).
+  cookie, on a site this process has in its site cache (apps.tenants.middleware, through
+  apps.common.sites), it computes the page's *variant*: the site's settings (a
+  fingerprint of its and its company's fields), the built assets (the esbuild manifest's
+  mtime), the Host header, https or not, the path, the language the site middleware would
+  pick, the visitor's country, whether the entry warning was accepted, the cookie choice,
+  and whether the tracking cookie holds a network or any tracking parameter (signup
+  offer, cookie banner).
   A stored page of that variant younger than PAGE_SECONDS is sent at once with a fresh
   nonce (body and CSP header), a CSRF token masked from the visitor's CSRF cookie (or a
   new secret, sent as Django sends it), and for landers the tracking cookie the lander's
@@ -81,7 +82,10 @@ from django.http import HttpRequest, HttpResponse
 from django.http.cookie import parse_cookie
 
 from apps.common.cache import CACHE_ERRORS, volatile_answered, volatile_available, volatile_failed, volatile_settings
+from apps.common.i18n import pick_language
 from apps.common.islands import assets_version
+from apps.common.locale import request_country
+from apps.common.sites import site_cached, site_for_host
 
 logger = logging.getLogger(__name__)
 
@@ -142,7 +146,7 @@ _slot: contextvars.ContextVar[_Slot | None] = contextvars.ContextVar("page_cache
 
 
 class Visitor:
-    """The parts of a request that apps.common.i18n, apps.tenants.selectors and the
+    """The parts of a request that apps.common.i18n, apps.common.locale and the
     registered hooks (apps.accounts.tracking) read, for the ASGI side (no HttpRequest is
     built there)."""
 
@@ -302,9 +306,6 @@ def offer(request: HttpRequest, *, label: str = "", keep: dict | None = None) ->
     storage = getattr(request, "_messages", None)
     if storage is not None and len(storage):
         return
-    # Up to tenants, through its public function: the visitor's country picks the stored page.
-    from apps.tenants.selectors import request_country
-
     site = request.site
     key = variant(
         site=site,
@@ -669,9 +670,6 @@ def visit_for(scope: dict, *, arrival: bool = False) -> Visit | None:
     cookies = parse_cookie(headers.get(b"cookie", b"").decode("latin1"))
     if settings.SESSION_COOKIE_NAME in cookies or getattr(settings, "MESSAGE_COOKIE_NAME", "messages") in cookies:
         return None
-    # Up to tenants, through its public function: the site this process holds for the host, without a query.
-    from apps.tenants.middleware import site_cached
-
     hostname = domain
     cached = site_cached(hostname)
     if cached is None:
@@ -691,11 +689,6 @@ def visit_for(scope: dict, *, arrival: bool = False) -> Visit | None:
         secure = scope.get("scheme") == "https"
     if settings.SECURE_SSL_REDIRECT and not secure:
         return None
-    from apps.common.i18n import pick_language
-
-    # Up to tenants, through its public function: the visitor's country picks the stored page.
-    from apps.tenants.selectors import request_country
-
     visitor = Visitor(
         cookies,
         headers.get(b"accept-language", b"").decode("latin1"),
@@ -735,9 +728,6 @@ def _site_reload(hostname: str) -> None:
 
     def reload() -> None:
         from django.db import connection
-
-        # Up to tenants, through its public function: a stale site is looked up again off the loop.
-        from apps.tenants.middleware import site_for_host
 
         try:
             connection.set_schema_to_public()

@@ -38,8 +38,9 @@ from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
 from django.db import connection, transaction
 
-# Up to tenants: the one current site names the groups a site's events go to.
-from apps.tenants.current import current_site
+# The one current site (apps.tenants.current, through common.sites) names the groups a
+# site's events go to.
+from apps.common.sites import current_site
 
 logger = logging.getLogger(__name__)
 

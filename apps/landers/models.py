@@ -6,7 +6,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from apps.tenants.constants import INTERFACE_LANGUAGES
+from apps.common.i18n import INTERFACE_LANGUAGES
 from apps.tenants.models import Site
 
 TOKEN_MAX_LENGTH = 60

@@ -27,6 +27,7 @@ from django_countries import countries
 from apps.accounts.selectors import signup_allowed
 from apps.accounts.tracking import lander_visit_keep
 from apps.common import page_cache
+from apps.common.locale import request_country
 from apps.common.media import media_path_check
 from apps.landers.copy import niche_copy
 from apps.landers.keys import MEMBER_LANDERS
@@ -45,7 +46,7 @@ from apps.landers.selectors import (
 )
 from apps.profiles.models import Profile
 from apps.profiles.selectors_view import profile_location
-from apps.tenants.selectors import request_country, selected_country
+from apps.tenants.selectors import selected_country
 
 # Images in the first screen of a phone are loaded at once, the rest lazily.
 EAGER_IMAGES = 4

@@ -3,8 +3,8 @@
 from django.conf import settings
 from django.http import HttpRequest
 
+from apps.common.locale import request_country
 from apps.tenants.constants import ENTRY_WARNING_STRICT_COUNTRIES
-from apps.tenants.selectors import request_country
 
 # Spec §2: the entry warning is hidden on these routes.
 ENTRY_WARNING_HIDDEN_ROUTES = frozenset({"complete-signup", "reset-password", "reset-password-do"})

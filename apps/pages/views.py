@@ -12,9 +12,10 @@ from django.views.decorators.http import require_http_methods
 from apps.accounts.selectors import signup_allowed
 from apps.accounts.services.settings import member_language_set
 from apps.common import page_cache
+from apps.common.locale import request_country
 from apps.landers.copy import niche_copy
 from apps.landers.selectors import HOME_MOSAIC, THUMB_SIDE, home_cards
-from apps.tenants.selectors import request_country, visible_languages
+from apps.tenants.selectors import visible_languages
 
 CONTENT_PAGES = {
     "terms": "pages/content/terms.html",

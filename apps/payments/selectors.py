@@ -5,10 +5,11 @@ from dataclasses import dataclass
 
 from django.http import HttpRequest
 
+from apps.common.locale import request_country
 from apps.payments.methods import methods_for_country
 from apps.payments.models import CreditPackage
 from apps.tenants.models import Site
-from apps.tenants.selectors import request_country, selected_country
+from apps.tenants.selectors import selected_country
 
 # The currency a payment country pays in, where a package has a price in it; EUR otherwise.
 COUNTRY_CURRENCIES = {

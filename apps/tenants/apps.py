@@ -8,8 +8,14 @@ class TenantsConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_delete, post_save
 
-        from apps.tenants.middleware import site_cache_clear
+        from apps.common.sites import site_lookup_register
+        from apps.tenants.current import current_site
+        from apps.tenants.middleware import site_cache_clear, site_cached, site_for_host
         from apps.tenants.models import Company, Domain, MinimumMessageCost, Site
+
+        # common's request cycle (the page cache, the real-time transport) reaches the
+        # site lookup through apps.common.sites: common stands below this app.
+        site_lookup_register(current_site=current_site, site_cached=site_cached, site_for_host=site_for_host)
 
         def clear(**_kwargs) -> None:
             site_cache_clear()

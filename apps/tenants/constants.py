@@ -7,8 +7,6 @@ from django.utils.translation import pgettext_lazy
 # Spec §9 marketing text: "premium members have a 46% higher chance of a match".
 MATCH_CHANCE_PERCENTAGE = 46
 
-INTERFACE_LANGUAGES = ("da", "de", "en", "es", "fi", "fr", "it", "nb", "nl", "pl", "sv")
-
 # Spec §9 "Visible languages by country".
 VISIBLE_LANGUAGES_BY_COUNTRY: dict[str, tuple[str, ...]] = {
     "US": ("en", "es"),

@@ -10,7 +10,6 @@ from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django_tenants.middleware.main import TenantMainMiddleware
-from django_tenants.utils import get_public_schema_name
 
 from apps.tenants.models import Domain, Site
 
@@ -136,7 +135,3 @@ class SiteMiddleware(TenantMainMiddleware):
         except DisallowedHost:
             return False
         return True
-
-
-def is_public(request: HttpRequest) -> bool:
-    return getattr(request, "tenant", None) is not None and request.tenant.schema_name == get_public_schema_name()

@@ -16,13 +16,13 @@ from django_tenants.models import DomainMixin, TenantMixin
 from django_tenants.utils import get_creation_fakes_migrations, get_public_schema_name, schema_exists
 
 from apps.common.encryption import EncryptedCharField
+from apps.common.i18n import INTERFACE_LANGUAGES
 from apps.common.storage import cdn_url
 from apps.common.vapid import vapid_public_key_of
 from apps.tenants.cloning import schema_clone, schema_name_check
 from apps.tenants.constants import (
     DEFAULT_INTERESTS,
     GIFT_PICTURES,
-    INTERFACE_LANGUAGES,
     LANDER_PREFIXES,
     PROFILE_FIELD_NAMES,
     SEARCHABLE_PROFILE_FIELDS,

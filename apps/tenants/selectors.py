@@ -5,18 +5,11 @@ from django.http import HttpRequest
 from django.utils.translation import get_language
 from django_countries import countries
 
-from apps.tenants.constants import INTERFACE_LANGUAGES, VISIBLE_LANGUAGES_BY_COUNTRY, Niche
+from apps.common.i18n import INTERFACE_LANGUAGES
+from apps.common.locale import request_country
+from apps.tenants.constants import VISIBLE_LANGUAGES_BY_COUNTRY, Niche
 from apps.tenants.models import Company, Site
 from apps.tenants.regions import regions_for_country
-
-
-def request_country(request: HttpRequest) -> str | None:
-    """The visitor's country as told by the edge proxy (ISO alpha-2), if any."""
-    value = request.META.get(settings.GEOIP_COUNTRY_HEADER, "")
-    value = value.strip().upper()
-    if len(value) == 2 and value.isalpha() and value not in ("XX", "T1"):
-        return value
-    return None
 
 
 def selected_country(site: Site, country: str | None) -> str:

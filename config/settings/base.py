@@ -248,7 +248,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "apps.common.context_processors.site",
+                "apps.tenants.context_processors.site",
                 "apps.accounts.context_processors.member",
             ],
             "builtins": ["apps.common.templatetags.islands"],

@@ -20,12 +20,13 @@ from apps.accounts.services.directory import directory_sync
 from apps.accounts.services.tokens import member_token_read
 from apps.accounts.tracking import signup_tracking_from_request
 from apps.common.exceptions import ApplicationError
+from apps.common.locale import request_country
 
 # Up to the notifications' consent: a new member starts with the default notice types.
 from apps.notifications.consent import default_notification_types
 from apps.profiles.models import Profile, ProfileStatus
 from apps.profiles.services.profile import date_of_birth_clean, name_error
-from apps.tenants.selectors import request_country, selected_country
+from apps.tenants.selectors import selected_country
 
 AUTH_BACKEND = "allauth.account.auth_backends.AuthenticationBackend"
 

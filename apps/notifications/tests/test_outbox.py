@@ -14,13 +14,13 @@ from django.utils import timezone, translation
 from apps.accounts.models import PushSubscription, User, UserStatus
 from apps.chat.services import conversation_read
 from apps.chat.tests.helpers import credits_give, send
+from apps.common.i18n import INTERFACE_LANGUAGES
 from apps.likes.services import like_create
 from apps.notifications import sending
 from apps.notifications.models import Channel, Notice, NoticeState
 from apps.notifications.tasks import notices_sweep
 from apps.notifications.tests.conftest import device
 from apps.profiles.tests.helpers_view import logged_in, member
-from apps.tenants.constants import INTERFACE_LANGUAGES
 from conftest import on_site
 
 pytestmark = pytest.mark.django_db

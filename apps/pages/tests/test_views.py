@@ -127,7 +127,7 @@ class TestLanguageMenu:
         assert 'aria-current="true" data-testid="language-en"' not in body
 
     def test_language_menu_rules(self):
-        from apps.common.context_processors import language_menu
+        from apps.tenants.context_processors import language_menu
 
         assert language_menu([], "en") is None
         assert language_menu(["en"], "en") is None

@@ -3,9 +3,9 @@ photo and enable push: `{% load profile_alerts %}{% profile_photo_alert %}{% ena
 
 from django import template
 
+from apps.common.sites import is_public
 from apps.profiles.models import PhotoRejectionReason, photo_fix_hint
 from apps.profiles.selectors import enable_push_alert_key, photo_alerts, profile_photo_alert_shown
-from apps.tenants.middleware import is_public
 
 register = template.Library()
 

@@ -1,10 +1,13 @@
+"""What every page's layout needs about the host's site: the site and its company, the
+theme's colours, the language menu for the visitor's country (spec §9)."""
+
 from django.conf import settings
 from django.http import HttpRequest
 from django.utils.translation import get_language, get_language_info
 
-# Up to tenants: every page's context needs the host's site and the visitor's country (the site lookup).
-from apps.tenants.middleware import is_public
-from apps.tenants.selectors import request_country, visible_languages
+from apps.common.locale import request_country
+from apps.common.sites import is_public
+from apps.tenants.selectors import visible_languages
 
 
 def _rgb(hex_colour: str) -> str:
