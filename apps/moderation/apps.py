@@ -6,3 +6,23 @@ class ModerationConfig(AppConfig):
     name = "apps.moderation"
     label = "moderation"
     verbose_name = _("Moderation")
+
+    def ready(self) -> None:
+        # The queues' rows change in the transaction of the member's change that the
+        # profiles app announces (apps.profiles.signals): a photo waiting for approval,
+        # a photo deleted, a complaint filed.
+        from apps.moderation import index
+        from apps.profiles.signals import complaint_filed, photo_deleted, photo_pending
+
+        def opened(sender, *, site, photo, **kwargs) -> None:
+            index.photo_review_open(site=site, photo=photo)
+
+        def dropped(sender, *, site, photo_id, **kwargs) -> None:
+            index.photo_review_drop(site=site, photo_id=photo_id)
+
+        def filed(sender, *, site, complaint, **kwargs) -> None:
+            index.complaint_case_sync(site=site, complaint=complaint)
+
+        photo_pending.connect(opened, weak=False, dispatch_uid="moderation-photo-pending")
+        photo_deleted.connect(dropped, weak=False, dispatch_uid="moderation-photo-deleted")
+        complaint_filed.connect(filed, weak=False, dispatch_uid="moderation-complaint-filed")

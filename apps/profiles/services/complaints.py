@@ -14,9 +14,6 @@ from django.utils.translation import gettext as _
 # Up to chat: a complaint may name the chat message it is about.
 from apps.chat.models import Message, Participant
 from apps.common.exceptions import ApplicationError
-
-# Up to moderation: a complaint and its case row are committed in one transaction.
-from apps.moderation.index import complaint_case_sync
 from apps.profiles.models import (
     MEMBER_COMPLAINT_REASONS,
     Block,
@@ -28,6 +25,7 @@ from apps.profiles.models import (
     Profile,
 )
 from apps.profiles.services.blocks import block_create
+from apps.profiles.signals import complaint_filed
 from apps.profiles.visibility import profiles_visible_to
 
 COMPLAINT_MAX_LENGTH = 5000
@@ -139,9 +137,9 @@ def complaint_create(
     anything is stored or counted; rate-limited per IP address after that. `photo_id`
     and `message_id` name the photo or the message complained about (the profile follows
     from them when not given); an id the reporter may not name is an input error. The
-    complaint enters support's queue (apps.moderation) in the same transaction. A report
-    from the chat (`message_report`) may leave the text out (`text_required` False): the
-    message it names says what happened."""
+    complaint enters support's queue (apps.moderation, told by apps.profiles.signals)
+    in the same transaction. A report from the chat (`message_report`) may leave the text
+    out (`text_required` False): the message it names says what happened."""
     member = reporter if getattr(reporter, "is_authenticated", False) else None
     errors: dict[str, list[str]] = {}
     if reason not in dict(MEMBER_COMPLAINT_REASONS):
@@ -182,7 +180,7 @@ def complaint_create(
         complaint = Complaint.objects.create(
             reporter=member, profile=subject.about, photo=photo, message=message, reason=reason, text=text, email=email
         )
-        complaint_case_sync(site=request.site, complaint=complaint)
+        complaint_filed.send(sender=Complaint, site=request.site, complaint=complaint)
         if member is not None and complaint.profile_id:
             complaints_escalate(site=request.site, profile_id=complaint.profile_id)
     return complaint
@@ -222,7 +220,7 @@ def complaints_escalate(*, site, profile_id: int) -> Complaint | None:
         % {"count": reporters, "days": REPORTERS_WINDOW.days},
         email="",
     )
-    complaint_case_sync(site=site, complaint=complaint)
+    complaint_filed.send(sender=Complaint, site=site, complaint=complaint)
     return complaint
 
 
@@ -309,5 +307,5 @@ def held_message_file(*, site, message: Message) -> Complaint:
         text=_("Held for review: %(signals)s") % {"signals": message.signals.replace(",", ", ")},
         email="",
     )
-    complaint_case_sync(site=site, complaint=complaint)
+    complaint_filed.send(sender=Complaint, site=site, complaint=complaint)
     return complaint

@@ -9,12 +9,10 @@ from django.utils.translation import gettext as _
 # Up to accounts: the member (User) whose photos these are; the photo limit reads the account.
 from apps.accounts.models import User
 from apps.common.exceptions import ApplicationError
-
-# Up to moderation: a photo and its review queue row are committed in one transaction.
-from apps.moderation.index import photo_review_drop, photo_review_open
 from apps.profiles.images import image_filename, process_upload
 from apps.profiles.models import Photo, PhotoStatus, Profile
 from apps.profiles.selectors import FREE_PHOTO_LIMIT, PREMIUM_PHOTO_LIMIT, photo_count, photo_limit
+from apps.profiles.signals import photo_deleted, photo_pending
 from apps.tenants.models import Site
 
 
@@ -81,7 +79,7 @@ def photo_upload(*, site: Site, user: User, upload) -> Photo:
         try:  # The files exist before the row does: remove them if saving the row fails.
             photo.save()
             if photo.status == PhotoStatus.PENDING:  # into support's queue, in this transaction
-                photo_review_open(site=site, photo=photo)
+                photo_pending.send(sender=Photo, site=site, photo=photo)
             if profile.main_photo_id is None:
                 profile.main_photo = photo
                 profile.save(update_fields=["main_photo", "updated"])
@@ -129,7 +127,7 @@ def photo_delete(*, site: Site, user: User, photo_id) -> None:
     photo.delete()  # the database forgets it as the waiting main photo too (SET_NULL)
     if profile.main_photo_waiting_id == photo_id:
         profile.main_photo_waiting_id = None
-    photo_review_drop(site=site, photo_id=photo_id)
+    photo_deleted.send(sender=Photo, site=site, photo_id=photo_id)
     if was_main:
         _main_photo_replace(profile)
     transaction.on_commit(lambda: _files_delete(files))
