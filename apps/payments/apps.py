@@ -10,7 +10,8 @@ class PaymentsConfig(AppConfig):
     public_models = ("creditpackage", "creditpackageprice", "discountcode")
 
     def ready(self) -> None:
-        # The member's payments in "Download my data" (apps.payments.export).
+        # Up to accounts: the member's payments join "Download my data" (apps.payments.export),
+        # so accounts imports no payments module for it.
         from apps.accounts.services.export import EXPORT_SECTIONS, export_section
         from apps.payments.export import payments_section
 

@@ -56,7 +56,8 @@ def enable_push_alert(context) -> dict:
     """Rendered hidden for a member who did not dismiss it on a site with a push key (not
     on the signup pages); static_src/base/enablePush.ts shows it when the browser can do
     push, has not been refused and holds no subscription yet."""
-    from apps.accounts.views_signup import SIGNUP_ROUTES  # they ask for push in a step of their own
+    # Up to accounts: the signup pages ask for push in a step of their own.
+    from apps.accounts.views_signup import SIGNUP_ROUTES
 
     request = context.get("request")
     site = getattr(request, "site", None)
