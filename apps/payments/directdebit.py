@@ -52,7 +52,7 @@ from apps.common.exceptions import ApplicationError
 from apps.common.realtime import event_send_on_commit
 from apps.payments.discounts import active_discount
 from apps.payments.formatting import money_format
-from apps.payments.gateways.base import GatewayError
+from apps.payments.gateways.base import GatewayError, SignedMandate
 from apps.payments.gateways.registry import gateway_for
 from apps.payments.models import DirectDebitRequest, Mandate, Payment, PaymentStatus, SmsState
 from apps.payments.selectors import OfferedPackage, package_offered, packages_offered, payment_country, payment_methods
@@ -671,11 +671,13 @@ def _mandate_for(*, request: HttpRequest, user: User, dd_request: DirectDebitReq
             name=dd_request.account_holder, email=user.email, metadata={"user_id": user.pk, "site": site.schema_name}
         )
         mandate_id, _provider_details = gateway.mandate_create(
-            customer_id=customer_id,
-            consumer_name=dd_request.account_holder,
-            consumer_account=dd_request.iban,
-            signature_date=timezone.localdate(now).isoformat(),
-            mandate_reference=_mandate_reference(site, dd_request),
+            SignedMandate(
+                customer_id=customer_id,
+                consumer_name=dd_request.account_holder,
+                consumer_account=dd_request.iban,
+                signature_date=timezone.localdate(now).isoformat(),
+                mandate_reference=_mandate_reference(site, dd_request),
+            )
         )
     except GatewayError as error:
         logger.warning("direct debit request %s: gateway refused the mandate (%s)", dd_request.pk, type(error).__name__)

@@ -35,7 +35,7 @@ from apps.accounts.models import User
 from apps.common.exceptions import ApplicationError
 from apps.credits.models import CreditEntry, EntryKind
 from apps.credits.services import credits_adjust, credits_frozen_error, credits_grant, credits_take_back
-from apps.payments.gateways.base import Gateway, GatewayError, GatewayTimeout, ProviderPayment
+from apps.payments.gateways.base import Gateway, GatewayError, GatewayTimeout, PaymentOrder, ProviderPayment
 from apps.payments.gateways.registry import gateway_for, sandbox_allowed
 from apps.payments.methods import MANDATE_METHODS, PAYMENT_METHODS, gateway_method
 from apps.payments.models import (
@@ -147,16 +147,24 @@ def _return_path(package_id: int, method: str) -> str:
     return reverse("credits-id-paymentmethod", args=[package_id, method])
 
 
-def _urls(request: HttpRequest, payment: Payment) -> tuple[str, str]:
-    """(redirect_url, webhook_url), absolute, on the host the member uses."""
-    redirect_url = request.build_absolute_uri(
-        f"{_return_path(payment.package_id, payment.method)}?payment={payment.public_id}"
+def _order(request: HttpRequest, payment: Payment, *, method: str, **sequence) -> PaymentOrder:
+    """What the gateway is asked to charge for `payment`: its amount, the site's name and
+    the credits, the return and webhook addresses (absolute, on the host the member uses),
+    the payment's public id as metadata and idempotency key; `sequence` adds the sequence,
+    customer and mandate of a first or recurring payment."""
+    return PaymentOrder(
+        amount=payment.amount,
+        currency=payment.currency,
+        description=f"{request.site.name}: {payment.credits} credits",
+        method=_gateway_method(method),
+        redirect_url=request.build_absolute_uri(
+            f"{_return_path(payment.package_id, payment.method)}?payment={payment.public_id}"
+        ),
+        webhook_url=request.build_absolute_uri(reverse("payment-webhook")),
+        metadata={"payment": payment.public_id},
+        idempotency_key=f"payment-{payment.public_id}",
+        **sequence,
     )
-    return redirect_url, request.build_absolute_uri(reverse("payment-webhook"))
-
-
-def _description(site: Site, payment: Payment) -> str:
-    return f"{site.name}: {payment.credits} credits"
 
 
 def _gateway_method(method: str) -> str:
@@ -236,20 +244,10 @@ def payment_start(*, request: HttpRequest, user, package_id: int, method: str, d
         sequence=sequence,
         gateway=gateway.name,
     )
-    redirect_url, webhook_url = _urls(request, payment)
     try:
         customer_id = _customer_id(gateway, user) if sequence == Sequence.FIRST else None
         provider = gateway.payment_create(
-            amount=payment.amount,
-            currency=payment.currency,
-            description=_description(site, payment),
-            method=_gateway_method(method),
-            redirect_url=redirect_url,
-            webhook_url=webhook_url,
-            metadata={"payment": payment.public_id},
-            sequence=sequence,
-            customer_id=customer_id,
-            idempotency_key=f"payment-{payment.public_id}",
+            _order(request, payment, method=method, sequence=sequence, customer_id=customer_id)
         )
     except GatewayError as error:
         logger.warning("payment %s: the gateway did not take it (%s: %s)", payment.pk, type(error).__name__, error)
@@ -283,21 +281,16 @@ def payment_charge_mandate(
         mandate=mandate,
         gateway=gateway.name,
     )
-    redirect_url, webhook_url = _urls(request, payment)
     try:
-        provider = gateway.payment_create(
-            amount=payment.amount,
-            currency=payment.currency,
-            description=_description(site, payment),
-            method=_gateway_method(mandate.method),
-            redirect_url=redirect_url,
-            webhook_url=webhook_url,
-            metadata={"payment": payment.public_id},
+        order = _order(
+            request,
+            payment,
+            method=mandate.method,
             sequence=Sequence.RECURRING,
             customer_id=mandate.customer_id,
             mandate_id=mandate.mandate_id,
-            idempotency_key=f"payment-{payment.public_id}",
         )
+        provider = gateway.payment_create(order)
     except GatewayTimeout as error:
         logger.warning("payment %s: the gateway did not answer (%s)", payment.pk, error)
         raise gateway_unavailable_error() from error

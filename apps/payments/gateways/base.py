@@ -23,6 +23,37 @@ class GatewayTimeout(GatewayError):
 
 
 @dataclass(frozen=True)
+class PaymentOrder:
+    """What a new payment charges (Gateway.payment_create). For sequence "first" a
+    customer_id is required (customer_create); for "recurring" customer_id and
+    mandate_id, and there is no checkout."""
+
+    amount: int
+    currency: str
+    description: str
+    method: str
+    redirect_url: str
+    webhook_url: str
+    metadata: dict
+    sequence: str = "oneoff"
+    customer_id: str | None = None
+    mandate_id: str | None = None
+    idempotency_key: str | None = None
+
+
+@dataclass(frozen=True)
+class SignedMandate:
+    """A SEPA direct debit mandate the member signed on our site (SMS-confirmed), for
+    Gateway.mandate_create."""
+
+    customer_id: str
+    consumer_name: str
+    consumer_account: str
+    signature_date: str
+    mandate_reference: str
+
+
+@dataclass(frozen=True)
 class ProviderPayment:
     id: str
     # open, pending, authorized, paid, failed, canceled, expired (Mollie's words; the
@@ -57,40 +88,17 @@ class Gateway(Protocol):
         """The gateway set up for one site (its own keys), as the registry builds it."""
         ...
 
-    def payment_create(
-        self,
-        *,
-        amount: int,
-        currency: str,
-        description: str,
-        method: str,
-        redirect_url: str,
-        webhook_url: str,
-        metadata: dict,
-        sequence: str = "oneoff",
-        customer_id: str | None = None,
-        mandate_id: str | None = None,
-        idempotency_key: str | None = None,
-    ) -> ProviderPayment:
-        """A new payment. For sequence "first" a customer_id is required (customer_create);
-        for "recurring" customer_id and mandate_id, and there is no checkout."""
+    def payment_create(self, order: PaymentOrder) -> ProviderPayment:
+        """A new payment, as the order says."""
         ...
 
     def payment_fetch(self, provider_id: str) -> ProviderPayment: ...
 
     def customer_create(self, *, name: str, email: str, metadata: dict) -> str: ...
 
-    def mandate_create(
-        self,
-        *,
-        customer_id: str,
-        consumer_name: str,
-        consumer_account: str,
-        signature_date: str,
-        mandate_reference: str,
-    ) -> tuple[str, str]:
-        """A SEPA direct debit mandate the member signed on our site (SMS-confirmed).
-        Returns (mandate id, details such as "NL** **** **** 1234")."""
+    def mandate_create(self, mandate: SignedMandate) -> tuple[str, str]:
+        """The signed mandate stored with the provider on its customer. Returns (mandate
+        id, details such as "NL** **** **** 1234")."""
         ...
 
     def refund_create(

@@ -19,7 +19,14 @@ from mollie.api.error import RequestError, RequestSetupError, ResponseError
 from mollie.api.objects.customer import Customer
 from mollie.api.objects.payment import Payment as MolliePayment
 
-from apps.payments.gateways.base import GatewayError, GatewayTimeout, ProviderPayment, ProviderRefund
+from apps.payments.gateways.base import (
+    GatewayError,
+    GatewayTimeout,
+    PaymentOrder,
+    ProviderPayment,
+    ProviderRefund,
+    SignedMandate,
+)
 from apps.payments.methods import PAYMENT_METHODS, gateway_method
 from apps.tenants.models import Site
 
@@ -149,40 +156,27 @@ class MollieGateway:
 
     # --- Gateway protocol ----------------------------------------------------------
 
-    def payment_create(
-        self,
-        *,
-        amount: int,
-        currency: str,
-        description: str,
-        method: str,
-        redirect_url: str,
-        webhook_url: str,
-        metadata: dict,
-        sequence: str = "oneoff",
-        customer_id: str | None = None,
-        mandate_id: str | None = None,
-        idempotency_key: str | None = None,
-    ) -> ProviderPayment:
+    def payment_create(self, order: PaymentOrder) -> ProviderPayment:
+        sequence, method = order.sequence, order.method
         if sequence not in ("oneoff", "first", "recurring"):
             raise GatewayError(f"Unknown payment sequence {sequence!r}.")
         data: dict = {
-            "amount": amount_to_mollie(amount, currency),
-            "description": (description or "").strip()[:255],
-            "redirectUrl": redirect_url,
-            "metadata": metadata or {},
+            "amount": amount_to_mollie(order.amount, order.currency),
+            "description": (order.description or "").strip()[:255],
+            "redirectUrl": order.redirect_url,
+            "metadata": order.metadata or {},
             "sequenceType": sequence,
         }
-        if webhook_url and _webhook_reachable(webhook_url):
-            data["webhookUrl"] = webhook_url
+        if order.webhook_url and _webhook_reachable(order.webhook_url):
+            data["webhookUrl"] = order.webhook_url
         if sequence == "recurring":
             # Charged on the stored mandate, which decides the method; no checkout.
-            data["mandateId"] = self._check_id("mandate", mandate_id)
+            data["mandateId"] = self._check_id("mandate", order.mandate_id)
         elif method:
             data["method"] = gateway_method(method) if method in PAYMENT_METHODS else method
         # A first payment stores a mandate on the customer; a recurring one charges it.
-        resource = self.client.payments if sequence == "oneoff" else self._customer(customer_id or "").payments
-        payment = self._call(resource.create, data, idempotency_key=idempotency_key or "")
+        resource = self.client.payments if sequence == "oneoff" else self._customer(order.customer_id or "").payments
+        payment = self._call(resource.create, data, idempotency_key=order.idempotency_key or "")
         return self._provider_payment(payment)
 
     def payment_fetch(self, provider_id: str) -> ProviderPayment:
@@ -198,28 +192,20 @@ class MollieGateway:
         customer = self._call(self.client.customers.create, data)
         return customer.id
 
-    def mandate_create(
-        self,
-        *,
-        customer_id: str,
-        consumer_name: str,
-        consumer_account: str,
-        signature_date: str,
-        mandate_reference: str,
-    ) -> tuple[str, str]:
+    def mandate_create(self, mandate: SignedMandate) -> tuple[str, str]:
         data = {
             "method": "directdebit",
-            "consumerName": consumer_name,
-            "consumerAccount": (consumer_account or "").replace(" ", "").upper(),
-            "signatureDate": signature_date,
-            "mandateReference": mandate_reference,
+            "consumerName": mandate.consumer_name,
+            "consumerAccount": (mandate.consumer_account or "").replace(" ", "").upper(),
+            "signatureDate": mandate.signature_date,
+            "mandateReference": mandate.mandate_reference,
         }
-        mandates = self._customer(customer_id).mandates
+        mandates = self._customer(mandate.customer_id).mandates
         # The same reference on the same customer is the same mandate: a retry after a
         # timeout must not create a second one.
-        key = f"mandate-{customer_id}-{mandate_reference}"[:100]
-        mandate = self._call(mandates.create, data, idempotency_key=key)
-        return mandate.id, mandate_details(mandate.details) or mask_account(data["consumerAccount"])
+        key = f"mandate-{mandate.customer_id}-{mandate.mandate_reference}"[:100]
+        stored = self._call(mandates.create, data, idempotency_key=key)
+        return stored.id, mandate_details(stored.details) or mask_account(data["consumerAccount"])
 
     def refund_create(
         self, *, provider_id: str, amount: int, currency: str, description: str, idempotency_key: str

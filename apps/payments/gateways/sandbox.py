@@ -24,7 +24,7 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from apps.payments.gateways.base import GatewayError, ProviderPayment, ProviderRefund
+from apps.payments.gateways.base import GatewayError, PaymentOrder, ProviderPayment, ProviderRefund, SignedMandate
 from apps.payments.gateways.registry import sandbox_allowed
 from apps.payments.models import SandboxPayment
 from apps.tenants.models import Site
@@ -94,41 +94,28 @@ class SandboxGateway:
 
     # --- Payments ---------------------------------------------------------------
 
-    def payment_create(
-        self,
-        *,
-        amount: int,
-        currency: str,
-        description: str,
-        method: str,
-        redirect_url: str,
-        webhook_url: str,
-        metadata: dict,
-        sequence: str = "oneoff",
-        customer_id: str | None = None,
-        mandate_id: str | None = None,
-        idempotency_key: str | None = None,
-    ) -> ProviderPayment:
+    def payment_create(self, order: PaymentOrder) -> ProviderPayment:
         _refuse_unless_allowed()
-        if amount <= 0:
+        sequence, customer_id, mandate_id = order.sequence, order.customer_id, order.mandate_id
+        if order.amount <= 0:
             raise GatewayError("The amount must be at least 0.01.")
         if sequence == "first" and not customer_id:
             raise GatewayError("A first payment needs a customer.")
         status = "open"
         if sequence == "recurring":
-            status = self._recurring_status(customer_id=customer_id, mandate_id=mandate_id, method=method)
+            status = self._recurring_status(customer_id=customer_id, mandate_id=mandate_id, method=order.method)
         row = SandboxPayment.objects.create(
             id=_new_id(PAYMENT_PREFIX),
-            amount=amount,
-            currency=currency,
-            description=description[:200],
-            method=method,
+            amount=order.amount,
+            currency=order.currency,
+            description=order.description[:200],
+            method=order.method,
             sequence=sequence,
             customer_id=customer_id or "",
             mandate_id=mandate_id if sequence == "recurring" else "",
             status=status,
-            redirect_url=redirect_url,
-            webhook_url=webhook_url,
+            redirect_url=order.redirect_url,
+            webhook_url=order.webhook_url,
         )
         if sequence == "recurring":
             # A provider reports a recurring payment's outcome by webhook too (a SEPA
@@ -206,19 +193,13 @@ class SandboxGateway:
         )
         return row.id
 
-    def mandate_create(
-        self,
-        *,
-        customer_id: str,
-        consumer_name: str,
-        consumer_account: str,
-        signature_date: str,
-        mandate_reference: str,
-    ) -> tuple[str, str]:
+    def mandate_create(self, mandate: SignedMandate) -> tuple[str, str]:
         _refuse_unless_allowed()
+        customer_id = mandate.customer_id
         if not SandboxPayment.objects.filter(id=customer_id, sequence=CUSTOMER).exists():
             raise GatewayError(f"No customer {customer_id}.")
-        row = _mandate_make(customer_id=customer_id, method="directdebit", details=_mask_account(consumer_account))
+        details = _mask_account(mandate.consumer_account)
+        row = _mandate_make(customer_id=customer_id, method="directdebit", details=details)
         return row.id, row.description
 
     # --- Refunds ------------------------------------------------------------------

@@ -13,7 +13,14 @@ import responses
 from django.utils import timezone
 
 from apps.accounts.models import User
-from apps.payments.gateways.base import GatewayError, GatewayTimeout, ProviderPayment, ProviderRefund
+from apps.payments.gateways.base import (
+    GatewayError,
+    GatewayTimeout,
+    PaymentOrder,
+    ProviderPayment,
+    ProviderRefund,
+    SignedMandate,
+)
 from apps.payments.gateways.mollie import (
     TIMEOUT,
     MollieGateway,
@@ -69,7 +76,7 @@ def _create_oneoff(gateway, **overrides) -> ProviderPayment:
         "metadata": {"payment": "q3Jb0vXk2mLr"},
         "idempotency_key": "payment-q3Jb0vXk2mLr",
     }
-    return gateway.payment_create(**(arguments | overrides))
+    return gateway.payment_create(PaymentOrder(**(arguments | overrides)))
 
 
 # --- amounts -------------------------------------------------------------------------
@@ -188,15 +195,17 @@ def test_payment_create_first_is_a_customer_payment(gateway):
     replay("POST", "customers/cst_stTC2WHAuS/payments", "payment_first_open")
 
     payment = gateway.payment_create(
-        amount=2995,
-        currency="EUR",
-        description="50 credits",
-        method="visa",
-        redirect_url="https://dates.example.com/credits/2/visa?payment=Zx81LmQa0pTe",
-        webhook_url="https://dates.example.com/api/payment-webhook.php",
-        metadata={"payment": "Zx81LmQa0pTe"},
-        sequence="first",
-        customer_id="cst_stTC2WHAuS",
+        PaymentOrder(
+            amount=2995,
+            currency="EUR",
+            description="50 credits",
+            method="visa",
+            redirect_url="https://dates.example.com/credits/2/visa?payment=Zx81LmQa0pTe",
+            webhook_url="https://dates.example.com/api/payment-webhook.php",
+            metadata={"payment": "Zx81LmQa0pTe"},
+            sequence="first",
+            customer_id="cst_stTC2WHAuS",
+        )
     )
 
     assert (payment.id, payment.status, payment.sequence, payment.customer_id, payment.mandate_id) == (
@@ -221,17 +230,19 @@ def test_payment_create_recurring_charges_the_mandate_without_checkout(gateway):
     replay("POST", "customers/cst_stTC2WHAuS/payments", "payment_recurring_pending")
 
     payment = gateway.payment_create(
-        amount=2995,
-        currency="EUR",
-        description="50 credits",
-        method="directdebit",
-        redirect_url="",
-        webhook_url="https://dates.example.com/api/payment-webhook.php",
-        metadata={"payment": "Ab3dEf6hIj9k"},
-        sequence="recurring",
-        customer_id="cst_stTC2WHAuS",
-        mandate_id="mdt_38HS4fsS",
-        idempotency_key="payment-Ab3dEf6hIj9k",
+        PaymentOrder(
+            amount=2995,
+            currency="EUR",
+            description="50 credits",
+            method="directdebit",
+            redirect_url="",
+            webhook_url="https://dates.example.com/api/payment-webhook.php",
+            metadata={"payment": "Ab3dEf6hIj9k"},
+            sequence="recurring",
+            customer_id="cst_stTC2WHAuS",
+            mandate_id="mdt_38HS4fsS",
+            idempotency_key="payment-Ab3dEf6hIj9k",
+        )
     )
 
     assert (payment.status, payment.checkout_url, payment.mandate_id) == ("pending", None, "mdt_38HS4fsS")
@@ -363,11 +374,13 @@ def test_mandate_create_signs_a_sepa_mandate(gateway):
     replay("POST", "customers/cst_stTC2WHAuS/mandates", "mandate")
 
     mandate = gateway.mandate_create(
-        customer_id="cst_stTC2WHAuS",
-        consumer_name="Anna de Vries",
-        consumer_account="nl91 abna 0417 1643 00",
-        signature_date="2025-03-14",
-        mandate_reference="DD-42-0001",
+        SignedMandate(
+            customer_id="cst_stTC2WHAuS",
+            consumer_name="Anna de Vries",
+            consumer_account="nl91 abna 0417 1643 00",
+            signature_date="2025-03-14",
+            mandate_reference="DD-42-0001",
+        )
     )
 
     assert mandate == ("mdt_38HS4fsS", "NL** **** **** 4300")

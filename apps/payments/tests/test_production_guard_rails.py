@@ -10,6 +10,7 @@ from django.contrib.messages import get_messages
 from django.test import override_settings
 
 from apps.payments.checks import sms_backend_check
+from apps.payments.gateways.base import SignedMandate
 from apps.payments.gateways.sandbox import SandboxGateway, SandboxRefused, sandbox_checkout_decide
 from apps.payments.models import Payment, SandboxPayment
 from apps.payments.sms import ConsoleBackend
@@ -106,11 +107,13 @@ def test_test_money_in_production_the_sandbox_checkout_is_gone(site, client_for)
                 gateway.customer_create(name="x", email="x@example.com", metadata={})
             with pytest.raises(SandboxRefused):
                 gateway.mandate_create(
-                    customer_id="cst_sbx_x",
-                    consumer_name="x",
-                    consumer_account="NL91ABNA0417164300",
-                    signature_date="2026-01-01",
-                    mandate_reference="x",
+                    SignedMandate(
+                        customer_id="cst_sbx_x",
+                        consumer_name="x",
+                        consumer_account="NL91ABNA0417164300",
+                        signature_date="2026-01-01",
+                        mandate_reference="x",
+                    )
                 )
             # What the sandbox holds can still be read (reconciliation, support).
             assert gateway.payment_fetch(payment.provider_id).status == "open"

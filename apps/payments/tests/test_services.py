@@ -12,7 +12,7 @@ from apps.common.exceptions import ApplicationError
 from apps.credits.models import EntryKind
 from apps.credits.services import credits_take_back
 from apps.payments.discounts import TIME_BONUS_CODE
-from apps.payments.gateways.base import GatewayError, GatewayTimeout, ProviderPayment
+from apps.payments.gateways.base import GatewayError, GatewayTimeout, ProviderPayment, SignedMandate
 from apps.payments.gateways.sandbox import (
     SandboxGateway,
     sandbox_chargeback,
@@ -168,7 +168,7 @@ class TestStart:
     def test_a_gateway_that_does_not_answer_loses_nothing(self, site, monkeypatch):
         user = buyer(site)
 
-        def timeout(self, **kwargs):
+        def timeout(self, order):
             raise GatewayTimeout("read timeout")
 
         monkeypatch.setattr(SandboxGateway, "payment_create", timeout)
@@ -383,7 +383,7 @@ class TestRepeatOrders:
         user = buyer(site)
         mandate = self._mandate(site, user)
 
-        def timeout(self, **kwargs):
+        def timeout(self, order):
             raise GatewayTimeout("connect timeout")
 
         monkeypatch.setattr(SandboxGateway, "payment_create", timeout)
@@ -398,7 +398,7 @@ class TestRepeatOrders:
         user = buyer(site)
         mandate = self._mandate(site, user)
 
-        def refuse(self, **kwargs):
+        def refuse(self, order):
             raise GatewayError("The amount is higher than the maximum")
 
         monkeypatch.setattr(SandboxGateway, "payment_create", refuse)
@@ -413,11 +413,13 @@ class TestDirectDebit:
             gateway = SandboxGateway(site)
             customer = gateway.customer_create(name="Dirk", email="d@example.com", metadata={})
             mandate_id, details = gateway.mandate_create(
-                customer_id=customer,
-                consumer_name="Dirk",
-                consumer_account="BE68539007547034",
-                signature_date="2025-01-01",
-                mandate_reference="TEST-1",
+                SignedMandate(
+                    customer_id=customer,
+                    consumer_name="Dirk",
+                    consumer_account="BE68539007547034",
+                    signature_date="2025-01-01",
+                    mandate_reference="TEST-1",
+                )
             )
             assert details == "BE** **** **** 7034"
             return Mandate.objects.create(
