@@ -1,5 +1,6 @@
 """The demo sites a development machine serves (README)."""
 
+from django.core.management.base import CommandError
 from django.db import transaction
 
 from apps.tenants.models import Site
@@ -66,3 +67,16 @@ def demo_sites_ensure(*, admin_domain: str = "admin.localhost") -> list[Site]:
         site_defaults_ensure(site)
         sites.append(site)
     return sites
+
+
+def demo_sites_named(domain: str | None) -> list[tuple[str, Site]]:
+    """(domain, site) for a command's `--site DOMAIN` (any site's domain), or for every
+    demo site without it; a domain no site has is the command's error."""
+    domains = [domain] if domain else [spec["domain"] for spec in DEMO_SITES]
+    named = []
+    for name in domains:
+        site = Site.objects.filter(domains__domain=name).first()
+        if site is None:
+            raise CommandError(f"No site has the domain {name!r}.")
+        named.append((name, site))
+    return named

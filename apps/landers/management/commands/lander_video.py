@@ -3,8 +3,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from apps.landers.video import NoPhotos, lander_video_make
-from apps.tenants.demo import DEMO_SITES
-from apps.tenants.models import Site
+from apps.tenants.demo import demo_sites_named
 
 
 class Command(BaseCommand):
@@ -14,11 +13,7 @@ class Command(BaseCommand):
         parser.add_argument("--site", metavar="DOMAIN", help="only this site (any site's domain)")
 
     def handle(self, *args, **options) -> None:
-        domains = [options["site"]] if options["site"] else [spec["domain"] for spec in DEMO_SITES]
-        for domain in domains:
-            site = Site.objects.filter(domains__domain=domain).first()
-            if site is None:
-                raise CommandError(f"No site has the domain {domain!r}.")
+        for domain, site in demo_sites_named(options["site"]):
             started = time.perf_counter()
             try:
                 video = lander_video_make(site=site)

@@ -3,8 +3,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from apps.profiles.services.demo import DEFAULT_COUNT, demo_profiles_seed
-from apps.tenants.demo import DEMO_SITES
-from apps.tenants.models import Site
+from apps.tenants.demo import demo_sites_named
 
 
 class Command(BaseCommand):
@@ -24,11 +23,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         if options["count"] < 0:
             raise CommandError("--count must be 0 or more")
-        domains = [options["site"]] if options["site"] else [spec["domain"] for spec in DEMO_SITES]
-        for domain in domains:
-            site = Site.objects.filter(domains__domain=domain).first()
-            if site is None:
-                raise CommandError(f"No site has the domain {domain!r}.")
+        for domain, site in demo_sites_named(options["site"]):
             started = time.perf_counter()
             made = demo_profiles_seed(site=site, count=options["count"], reset=options["reset"], seed=options["seed"])
             if made:
