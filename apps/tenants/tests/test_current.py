@@ -53,3 +53,17 @@ def test_a_site_task_outside_every_site_fails_loudly_instead_of_writing(site):
     connection.set_schema_to_public()
     with pytest.raises(NoSiteError):
         signup_bonus_grant(user=user)
+
+
+def test_common_reaches_the_same_site_lookup_through_its_hook(site, gay_site):
+    """apps.common.sites, filled by TenantsConfig.ready, answers with the lookup of this
+    app: the current site and its one failure, the site of a host."""
+    from apps.common import sites
+    from apps.tenants.middleware import site_for_host
+
+    with on_site(gay_site):
+        assert sites.current_site() == gay_site
+    with schema_context("public"), pytest.raises(NoSiteError):
+        sites.current_site()
+    assert sites.site_for_host("localhost") == site_for_host("localhost") == site
+    assert sites.site_cached("localhost")[0] == site
