@@ -5,6 +5,8 @@ tests and migrations aside):
   notifications;
 - the modules the apps announce through (the notifications' outbox, the real-time
   transport, the current site) reach no app that announces, nor the delivery above;
+- common, the ground, imports no app, and the apps announce to moderation and support
+  above them through signals ("Fewer arrows back up"), never by importing them;
 - every task the outbox queues by name is a task this process knows."""
 
 from __future__ import annotations
@@ -177,6 +179,27 @@ def _queued_names() -> set[str]:
                 elif isinstance(first, ast.Name):
                     names.add(constants[first.id])
     return names
+
+
+def test_common_imports_no_app_and_nothing_below_imports_moderation_or_support():
+    graph = {name: {t for t in targets if "." in t} for name, targets in _graph().items() if "." in name}
+    above_common = sorted(
+        f"{name} -> {target}"
+        for name, targets in graph.items()
+        if _app(name) == "common"
+        for target in targets
+        if _app(target) != "common"
+    )
+    assert above_common == []
+    top = {"moderation": {"support"}, "support": set()}
+    reaching_up = sorted(
+        f"{name} -> {target}"
+        for name, targets in graph.items()
+        for target in targets
+        if _app(target) in top and _app(name) != _app(target) and _app(name) not in top[_app(target)]
+    )
+    assert reaching_up == []
+    assert "apps.support.apps" in graph and "apps.moderation.apps" in graph  # the reader sees both apps
 
 
 def test_every_task_the_outbox_queues_by_name_is_known_to_this_process():
