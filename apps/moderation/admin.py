@@ -31,6 +31,7 @@ from django.utils.translation import gettext_lazy as _
 from apps.accounts.forms_settings import errors_to_form
 from apps.common.exceptions import ApplicationError
 from apps.common.media import media_file_response, media_path_check
+from apps.moderation.console import console_actions
 from apps.moderation.forms import ComplaintActForm, ComplaintMoveForm, PhotoDecisionForm, VerificationDecisionForm
 from apps.moderation.models import ComplaintCase, PhotoDecision, PhotoReview, VerificationReview
 from apps.moderation.selectors import (
@@ -61,9 +62,6 @@ from apps.profiles.models import (
 )
 from apps.profiles.poses import pose_info
 from apps.profiles.services.verification import selfie_storage
-
-# Up to support: the console's member actions, offered on a complaint's page.
-from apps.support.services import COMPLAINT_MEMBER_ACTIONS, complaint_act
 from apps.tenants.models import MemberDirectoryEntry
 
 IMAGE_CACHE_CONTROL = "private, max-age=300"
@@ -349,9 +347,6 @@ class ComplaintCaseAdmin(_QueueAdmin):
     def _act_context(self, request, case: ComplaintCase, view, act_form, act_action: str) -> dict:
         """The actions offered on the complaint's page, each with its form (the one that
         failed keeps what was typed and its errors)."""
-        # Up to support: the console's member page and whether the export was made.
-        from apps.support.services import export_made
-
         entry_id = directory_entry_id(site_id=case.site_id, member_id=case.member_id)
         # A refused action no longer offered (the complaint was resolved meanwhile) says why at the top.
         unshown = [
@@ -379,7 +374,7 @@ class ComplaintCaseAdmin(_QueueAdmin):
                 }
                 for action, label in offered
             ],
-            "export_made": export_made(entry=entry),
+            "export_made": console_actions().export_made(entry=entry),
             "export_url": reverse("admin:support_member_act", args=[entry_id, "export"]),
         }
 
@@ -488,7 +483,7 @@ class ComplaintCaseAdmin(_QueueAdmin):
         resolved with that action, the reason its note; both audited."""
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
-        if action not in COMPLAINT_MEMBER_ACTIONS:
+        if action not in console_actions().member_actions:
             raise Http404
         case = self._case(request, case_id, change=True)
         if not self.may_act(request):
@@ -497,7 +492,9 @@ class ComplaintCaseAdmin(_QueueAdmin):
         if not form.is_valid():
             return self._handle_page(request, case, status=400, act_form=form, act_action=action)
         try:
-            case = complaint_act(case_id=case.pk, actor=request.user, action=action, reason=form.cleaned_data["reason"])
+            case = console_actions().complaint_act(
+                case_id=case.pk, actor=request.user, action=action, reason=form.cleaned_data["reason"]
+            )
         except ApplicationError as error:
             if error.code == "not_found":
                 raise Http404(error.message) from error

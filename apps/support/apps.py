@@ -22,3 +22,14 @@ class SupportConfig(AppConfig):
         from apps.moderation.signals import moderation_decided
 
         moderation_decided.connect(moderation_decision_record, dispatch_uid="support-moderation-decided")
+        # A complaint's page offers the console's actions on the member (apps.moderation.console).
+        from apps.moderation.console import ConsoleActions, console_actions_register
+        from apps.support import services
+
+        console_actions_register(
+            ConsoleActions(
+                member_actions=tuple(services.COMPLAINT_MEMBER_ACTIONS),
+                complaint_act=services.complaint_act,
+                export_made=services.export_made,
+            )
+        )
