@@ -33,15 +33,11 @@ AUDIT_ROWS = 30
 CSV_COLUMNS = ("created", "actor", "site_name", "site_id", "member_id", "action", "target", "reason", "before", "after")
 
 
-@admin.register(AuditEntry)
-class AuditEntryAdmin(admin.ModelAdmin):
-    """Read-only: nobody adds, changes or deletes rows here (the database refuses too)."""
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Support's lists of rows nobody adds, changes or deletes through the admin (the
+    member pages act through forms of their own, each audited): 50 a page, no full count,
+    no bulk actions."""
 
-    list_display = ("created", "actor", "site_name", "member_id", "action", "target", "reason")
-    list_filter = ("action", "site_name", ("created", admin.DateFieldListFilter))
-    search_fields = ("actor", "action", "target", "reason", "site_name", "=member_id", "=site_id")
-    date_hierarchy = "created"
-    readonly_fields = [field.name for field in AuditEntry._meta.fields]
     list_per_page = 50
     show_full_result_count = False
     actions = None
@@ -54,6 +50,17 @@ class AuditEntryAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
+
+
+@admin.register(AuditEntry)
+class AuditEntryAdmin(ReadOnlyAdmin):
+    """Read-only: nobody adds, changes or deletes rows here (the database refuses too)."""
+
+    list_display = ("created", "actor", "site_name", "member_id", "action", "target", "reason")
+    list_filter = ("action", "site_name", ("created", admin.DateFieldListFilter))
+    search_fields = ("actor", "action", "target", "reason", "site_name", "=member_id", "=site_id")
+    date_hierarchy = "created"
+    readonly_fields = [field.name for field in AuditEntry._meta.fields]
 
     def get_urls(self):
         name = f"{self.opts.app_label}_{self.opts.model_name}_csv"
@@ -141,7 +148,7 @@ def _money(amount: int, currency: str) -> str:
 
 
 @admin.register(Member)
-class MemberAdmin(admin.ModelAdmin):
+class MemberAdmin(ReadOnlyAdmin):
     """Support finds a member of any site by e-mail, name, member id or payment id, and
     works on one page per member, read and changed in the member's own site schema."""
 
@@ -150,18 +157,6 @@ class MemberAdmin(admin.ModelAdmin):
     search_fields = ("email",)  # shows the search box; member_search does the work
     search_help_text = _("E-mail address, name, member id or payment id")
     list_select_related = ("site",)
-    list_per_page = 50
-    show_full_result_count = False
-    actions = None
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
     def get_search_results(self, request, queryset, search_term):
         return member_search(queryset, search_term), False
