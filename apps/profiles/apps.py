@@ -13,7 +13,7 @@ class ProfilesConfig(AppConfig):
         logging.getLogger("uvicorn.access").addFilter(RedactGeocodeQuery())
 
         # The beat's selfie purge (CELERY_BEAT_SCHEDULE) runs by its name.
-        # Verification selfies go with an erased member.
+        # Up to accounts: verification selfies join the erasure's registry (accounts knows no selfie).
         from apps.accounts.services.deletion import member_file_eraser_register
         from apps.profiles import tasks  # noqa: F401
         from apps.profiles.services.verification import member_selfies_erase

@@ -10,6 +10,10 @@ photo_pending = Signal()
 # A member deleted a photo: sent with `site` and `photo_id`; it leaves support's queue.
 photo_deleted = Signal()
 
+# A member sent a selfie to be verified: sent with `site` and `verification`; support's
+# verification queue (apps.moderation) opens its row.
+verification_requested = Signal()
+
 # A complaint was filed: sent with `site` and `complaint`; support's complaint queue
 # (apps.moderation) opens its case.
 complaint_filed = Signal()

@@ -20,12 +20,10 @@ from django.utils.translation import gettext as _
 # Up to accounts: the member (User) who asks.
 from apps.accounts.models import User
 from apps.common.exceptions import ApplicationError
-
-# Up to moderation: a request and its queue row are committed in one transaction.
-from apps.moderation.index import verification_review_open
 from apps.profiles.images import image_filename, process_upload
 from apps.profiles.models import Photo, PhotoStatus, Profile, Verification, VerificationStatus
 from apps.profiles.poses import POSES
+from apps.profiles.signals import verification_requested
 from apps.tenants.models import Site
 
 VERIFICATION_KEEP_DAYS = 30
@@ -67,7 +65,7 @@ def verification_request(*, site: Site, user: User, pose: str, upload) -> Verifi
         try:  # the file exists before the row does: remove it if the row is not written
             with transaction.atomic():
                 verification.save()
-                verification_review_open(site=site, verification=verification)
+                verification_requested.send(sender=Verification, site=site, verification=verification)
         except IntegrityError:
             _selfie_delete(name)
             raise _selfie_error(
