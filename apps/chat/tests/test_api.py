@@ -142,6 +142,23 @@ def test_send_errors_store_nothing(site, client_for, case, status, code, message
         assert Message.objects.count() == 1
 
 
+@pytest.mark.parametrize("text", [0, 12.5, True, ["Hello"], {"text": "Hello"}])
+def test_a_text_that_is_not_a_string_is_refused_and_nothing_stored(site, client_for, pair, text):
+    anna, ben = pair
+    credits_give(site, anna.user, 5)
+    with on_site(site):
+        from apps.chat.services import conversation_open
+
+        conversation = conversation_open(user=anna.user, profile_id=ben.pk)
+    client = logged_in(site, client_for, anna)
+    body = {"conversation": conversation.pk, "client_id": client_id(), "text": text}
+    answer = _json(client, "post", "/api/message.php", body)
+    assert answer.status_code == 400
+    assert "text" in answer.json()["error"]["fields"]
+    with on_site(site):
+        assert Message.objects.count() == 0
+
+
 def test_the_third_started_conversation_needs_premium(site, client_for):
     anna = member(site, "Anna")
     credits_give(site, anna.user, 10)

@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.common.api.base import SiteApiView
+from apps.common.api.fields import StrictBooleanField, StrictCharField
 from apps.common.api.permissions import MemberRequired
 from apps.common.api.schema import MEMBER_ONLY
 from apps.profiles.models import MEMBER_COMPLAINT_REASONS
@@ -33,8 +34,8 @@ class ReportApi(SiteApiView):
         message = serializers.IntegerField(min_value=1, max_value=2**63 - 1, required=False)
         conversation = serializers.IntegerField(min_value=1, max_value=2**63 - 1, required=False)
         reason = serializers.ChoiceField(choices=MEMBER_COMPLAINT_REASONS)
-        text = serializers.CharField(required=False, allow_blank=True, max_length=COMPLAINT_MAX_LENGTH)
-        block = serializers.BooleanField(required=False, default=False)
+        text = StrictCharField(required=False, allow_blank=True, max_length=COMPLAINT_MAX_LENGTH)
+        block = StrictBooleanField(required=False, default=False)
 
         def validate(self, attrs):
             if not attrs.get("message") and not attrs.get("conversation"):
