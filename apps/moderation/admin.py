@@ -87,6 +87,8 @@ class _QueueAdmin(admin.ModelAdmin):
     """Read-only in the generic admin pages; decisions through the queue's own views."""
 
     actions = None
+    list_select_related = ("site",)
+    show_full_result_count = False  # a count over every site's rows on each page
 
     def has_add_permission(self, request) -> bool:
         return False
@@ -110,6 +112,15 @@ class _QueueAdmin(admin.ModelAdmin):
         if not (self.can_decide(request) if change else self.has_view_permission(request)):
             raise PermissionDenied
 
+    def _queue_urls(self, *own: tuple[str, object, str]) -> list:
+        """The queue page, its decision and `own` (route, view, action) before the
+        generic admin's pages, each behind the admin's login."""
+        view = self.admin_site.admin_view
+        routes = [("queue/", self.queue_view, "queue"), ("<int:review_id>/decide/", self.decide_view, "decide"), *own]
+        return [path(route, view(func), name=self._url_name(action)) for route, func, action in routes] + list(
+            super().get_urls()
+        )
+
 
 @admin.register(PhotoReview)
 class PhotoReviewAdmin(_QueueAdmin):
@@ -126,18 +137,10 @@ class PhotoReviewAdmin(_QueueAdmin):
     )
     list_filter = ("decision", ("site", admin.RelatedOnlyFieldListFilter), "reason")
     search_fields = ("member_name", "=photo_id", "=member_id", "decided_by_name")
-    list_select_related = ("site",)
-    show_full_result_count = False
     readonly_fields = [field.name for field in PhotoReview._meta.fields]
 
     def get_urls(self):
-        view = self.admin_site.admin_view
-        return [
-            path("queue/", view(self.queue_view), name=self._url_name("queue")),
-            path("<int:review_id>/decide/", view(self.decide_view), name=self._url_name("decide")),
-            path("<int:review_id>/image/<str:size>/", view(self.image_view), name=self._url_name("image")),
-            *super().get_urls(),
-        ]
+        return self._queue_urls(("<int:review_id>/image/<str:size>/", self.image_view, "image"))
 
     @admin.display(description=_("photo"))
     def thumbnail(self, obj: PhotoReview) -> str:
@@ -290,8 +293,6 @@ class ComplaintCaseAdmin(_QueueAdmin):
     list_display_links = None
     list_filter = ("status", ("site", admin.RelatedOnlyFieldListFilter), "reason", "action")
     search_fields = ("member_name", "assignee_name", "=complaint_id", "=member_id")
-    list_select_related = ("site",)
-    show_full_result_count = False
     readonly_fields = [field.name for field in ComplaintCase._meta.fields]
 
     def get_ordering(self, request):
@@ -537,19 +538,13 @@ class VerificationReviewAdmin(_QueueAdmin):
     list_display = ("created", "site", "member_name", "pose", "decision", "reason", "decided_by_name", "decided_at")
     list_filter = ("decision", ("site", admin.RelatedOnlyFieldListFilter), "reason")
     search_fields = ("member_name", "=verification_id", "=member_id", "decided_by_name")
-    list_select_related = ("site",)
-    show_full_result_count = False
     readonly_fields = [field.name for field in VerificationReview._meta.fields]
 
     def get_urls(self):
-        view = self.admin_site.admin_view
-        return [
-            path("queue/", view(self.queue_view), name=self._url_name("queue")),
-            path("<int:review_id>/decide/", view(self.decide_view), name=self._url_name("decide")),
-            path("<int:review_id>/selfie/", view(self.selfie_view), name=self._url_name("selfie")),
-            path("<int:review_id>/photo/<int:photo_id>/", view(self.photo_view), name=self._url_name("photo")),
-            *super().get_urls(),
-        ]
+        return self._queue_urls(
+            ("<int:review_id>/selfie/", self.selfie_view, "selfie"),
+            ("<int:review_id>/photo/<int:photo_id>/", self.photo_view, "photo"),
+        )
 
     def changelist_view(self, request, extra_context=None):
         extra = {"title": gettext("Verification requests"), **(extra_context or {})}

@@ -78,31 +78,63 @@ def _decided_values(photo, *, actor, note: str) -> dict:
     }
 
 
+def _decision_checked(decision: str, reason: str, reasons, choose_message: str) -> str:
+    """The reason a decision keeps: one of `reasons` to reject, none to approve; anything
+    else is refused with the field it is about."""
+    if decision not in (PhotoDecision.APPROVED, PhotoDecision.REJECTED):
+        raise ApplicationError("invalid_decision", choose_message, extra={"fields": {"decision": [choose_message]}})
+    if decision == PhotoDecision.APPROVED:
+        return ""
+    if reason not in reasons:
+        message = _("Choose a reason for the rejection.")
+        raise ApplicationError("invalid_reason", message, extra={"fields": {"reason": [message]}})
+    return reason
+
+
+def _review_locked(model, review_id: int, not_found: str, decided: str):
+    """The queue row `review_id` of `model`, locked until the transaction ends; 404 when it
+    left the queue, 409 when someone decided it already (`decided` names who)."""
+    review = model.objects.select_for_update(of=("self",)).select_related("site").filter(pk=review_id).first()
+    if review is None:
+        raise ApplicationError("not_found", not_found, status_code=404)
+    if review.decision != PhotoDecision.PENDING:
+        message = decided % {"decision": review.get_decision_display(), "name": review.decided_by_name or "-"}
+        raise ApplicationError("already_decided", message, status_code=409)
+    return review
+
+
+def _decision_announce(review, actor, kind: str, target_id: int, status: str, reason: str, note: str) -> None:
+    """Tell the audit trail (support listens to moderation_decided) what `review` (decided
+    and saved) says."""
+    moderation_decided.send(
+        sender=type(review),
+        actor=actor,
+        action=f"{kind}.approve" if review.decision == PhotoDecision.APPROVED else f"{kind}.reject",
+        site=review.site,
+        member_id=review.member_id,
+        target=f"{kind} {target_id}",
+        before={"status": "pending"},
+        after={"status": status, "rejection_reason": reason},
+        reason=": ".join(part for part in (reason, note) if part),
+    )
+
+
 def photo_decide(*, review_id: int, actor, decision: str, reason: str = "", note: str = "") -> PhotoReview | None:
     """Approve or reject a waiting photo. `reason` (a PhotoRejectionReason code) is
     required to reject; `note` is for support (the audit trail), never shown to the
     member. Returns the decided row, or None when the member deleted the photo in the
     meantime (its row leaves the queue). A photo decided already is refused (409)."""
-    if decision not in (PhotoDecision.APPROVED, PhotoDecision.REJECTED):
-        message = _("Choose to approve or to reject the photo.")
-        raise ApplicationError("invalid_decision", message, extra={"fields": {"decision": [message]}})
-    if decision == PhotoDecision.REJECTED and reason not in PhotoRejectionReason.values:
-        message = _("Choose a reason for the rejection.")
-        raise ApplicationError("invalid_reason", message, extra={"fields": {"reason": [message]}})
-    if decision == PhotoDecision.APPROVED:
-        reason = ""
+    reason = _decision_checked(
+        decision, reason, PhotoRejectionReason.values, _("Choose to approve or to reject the photo.")
+    )
     note = _note(note)
     with transaction.atomic():
-        review = PhotoReview.objects.select_for_update(of=("self",)).select_related("site").filter(pk=review_id).first()
-        if review is None:
-            raise ApplicationError("not_found", _("This photo is not in the queue."), status_code=404)
-        if review.decision != PhotoDecision.PENDING:
-            raise ApplicationError(
-                "already_decided",
-                _("This photo has been decided already (%(decision)s by %(name)s).")
-                % {"decision": review.get_decision_display(), "name": review.decided_by_name or "-"},
-                status_code=409,
-            )
+        review = _review_locked(
+            PhotoReview,
+            review_id,
+            _("This photo is not in the queue."),
+            _("This photo has been decided already (%(decision)s by %(name)s)."),
+        )
         site = review.site
         with tenant_context(site):
             photo = photo_moderate(photo_id=review.photo_id, approve=decision == PhotoDecision.APPROVED, reason=reason)
@@ -115,17 +147,7 @@ def photo_decide(*, review_id: int, actor, decision: str, reason: str = "", note
         for field, value in values.items():
             setattr(review, field, value)
         review.save(update_fields=list(values))
-        moderation_decided.send(
-            sender=PhotoReview,
-            actor=actor,
-            action="photo.approve" if decision == PhotoDecision.APPROVED else "photo.reject",
-            site=site,
-            member_id=review.member_id,
-            target=f"photo {review.photo_id}",
-            before={"status": "pending"},
-            after={"status": photo.status, "rejection_reason": reason},
-            reason=": ".join(part for part in (reason, note) if part),
-        )
+        _decision_announce(review, actor, "photo", review.photo_id, photo.status, reason, note)
     return review
 
 
@@ -136,28 +158,17 @@ def verification_decide(
     not, with a reason (VerificationRejectionReason) the member sees. Returns the decided
     row, or None when the request is gone (it leaves the queue). A request decided
     already is refused (409)."""
-    if decision not in (PhotoDecision.APPROVED, PhotoDecision.REJECTED):
-        message = _("Choose to verify the member or not.")
-        raise ApplicationError("invalid_decision", message, extra={"fields": {"decision": [message]}})
-    if decision == PhotoDecision.REJECTED and reason not in VerificationRejectionReason.values:
-        message = _("Choose a reason for the rejection.")
-        raise ApplicationError("invalid_reason", message, extra={"fields": {"reason": [message]}})
-    if decision == PhotoDecision.APPROVED:
-        reason = ""
+    reason = _decision_checked(
+        decision, reason, VerificationRejectionReason.values, _("Choose to verify the member or not.")
+    )
     note = _note(note)
     with transaction.atomic():
-        review = (
-            VerificationReview.objects.select_for_update(of=("self",)).select_related("site").filter(pk=review_id)
-        ).first()
-        if review is None:
-            raise ApplicationError("not_found", _("This request is not in the queue."), status_code=404)
-        if review.decision != PhotoDecision.PENDING:
-            raise ApplicationError(
-                "already_decided",
-                _("This request has been decided already (%(decision)s by %(name)s).")
-                % {"decision": review.get_decision_display(), "name": review.decided_by_name or "-"},
-                status_code=409,
-            )
+        review = _review_locked(
+            VerificationReview,
+            review_id,
+            _("This request is not in the queue."),
+            _("This request has been decided already (%(decision)s by %(name)s)."),
+        )
         site = review.site
         with tenant_context(site):
             verification = verification_moderate(
@@ -170,17 +181,7 @@ def verification_decide(
         review.decided_at = verification.decided_at
         review.decided_by_id, review.decided_by_name = getattr(actor, "pk", None), _staff_name(actor)
         review.save(update_fields=["decision", "reason", "note", "decided_at", "decided_by_id", "decided_by_name"])
-        moderation_decided.send(
-            sender=VerificationReview,
-            actor=actor,
-            action="verification.approve" if decision == PhotoDecision.APPROVED else "verification.reject",
-            site=site,
-            member_id=review.member_id,
-            target=f"verification {review.verification_id}",
-            before={"status": "pending"},
-            after={"status": verification.status, "rejection_reason": reason},
-            reason=": ".join(part for part in (reason, note) if part),
-        )
+        _decision_announce(review, actor, "verification", review.verification_id, verification.status, reason, note)
     return review
 
 
