@@ -470,6 +470,10 @@ class ComplaintCaseAdmin(_QueueAdmin):
                 raise Http404(error.message) from error
             form.add_error(None, error.message)
             return self._handle_page(request, case, form=form, status=error.status_code)
+        return self._resolved(request, case)
+
+    def _resolved(self, request, case):
+        """Back to the complaint's page, saying what was done and that it is resolved."""
         self.message_user(
             request,
             gettext("Done: %(action)s. Complaint %(id)s is resolved.")
@@ -507,13 +511,7 @@ class ComplaintCaseAdmin(_QueueAdmin):
                 act_form=form,
                 act_action=action,
             )
-        self.message_user(
-            request,
-            gettext("Done: %(action)s. Complaint %(id)s is resolved.")
-            % {"action": case.get_action_display().lower(), "id": case.complaint_id},
-            messages.SUCCESS,
-        )
-        return HttpResponseRedirect(self._url("handle", case.pk))
+        return self._resolved(request, case)
 
     def image_view(self, request, case_id: int, kind: str):
         """The photo a complaint names, or the complained-about profile's main photo."""
