@@ -53,6 +53,21 @@ def _like_state(request: HttpRequest, page) -> dict:
     return {"liked": state["liked"], "match": state["liked"] and state["liked_by"]}
 
 
+def _login_needed_props(urls: dict) -> dict:
+    """A visitor's action buttons open the LoginNeeded island's dialogs (one per action)."""
+    return {
+        "loginUrl": urls["login"],
+        "signupUrl": urls["signup"],
+        "texts": {
+            "message": _("Log in or sign up to send a message."),
+            "like": _("Log in or sign up to like this profile."),
+            "photos": _("Log in or sign up to see more photos."),
+            "gift": _("Log in or sign up to send a gift."),
+        },
+        "strings": {"close": _("Close"), "login": _("Login"), "signup": _("Sign up for free")},
+    }
+
+
 @require_http_methods(["GET", "HEAD"])
 def profile_view(request: HttpRequest, id: int) -> HttpResponse:
     site = request.site
@@ -104,4 +119,6 @@ def profile_view(request: HttpRequest, id: int) -> HttpResponse:
     }
     if request.user.is_authenticated and not page.own and not page.blocked:
         context["gift_props"] = profile_gift_props(request, profile)
+    elif not request.user.is_authenticated:
+        context["login_needed_props"] = _login_needed_props(context["urls"])
     return render(request, "profiles/profile_view.html", context)

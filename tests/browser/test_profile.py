@@ -133,8 +133,8 @@ def test_send_a_gift_from_the_profile(site_server, page, site, new_context):
     visitor = new_context().new_page()
     enter(visitor, site_server.url("localhost", f"/members/{b.pk}"))
     visitor.get_by_test_id("profile-gift").click()
-    expect(visitor.locator("#login-needed-gift")).to_be_visible()
-    expect(visitor.locator("#login-needed-gift")).to_contain_text("Log in or sign up to send a gift.")
+    expect(visitor.get_by_test_id("login-needed-gift")).to_be_visible()
+    expect(visitor.get_by_test_id("login-needed-gift")).to_contain_text("Log in or sign up to send a gift.")
 
     log_in(page, site_server, a_email)
     goto_past_the_match_modal(page, site_server.url("localhost", f"/members/{b.pk}"))
@@ -203,3 +203,30 @@ def test_photo_viewer_by_keyboard(site_server, page, site):
     page.keyboard.press("Escape")
     expect(viewer).to_be_hidden()
     expect(photos.nth(1)).to_be_focused()
+
+
+def test_every_modal_uses_the_one_dialog_login_needed(site_server, page, site):
+    """A visitor's profile actions open the one Dialog by keyboard: focus moves into it,
+    Tab stays inside, Escape closes it and focus goes back to the button that opened it."""
+    _email, profile = member(site, "Keyboard")
+    enter(page, site_server.url("localhost", f"/members/{profile.pk}"))
+    for key in ("message", "like", "gift"):
+        button = page.get_by_test_id(f"profile-{key}")
+        button.focus()
+        page.keyboard.press("Enter")
+        dialog = page.get_by_test_id(f"login-needed-{key}")
+        expect(dialog).to_be_visible()
+        expect(dialog).to_have_js_property("open", True)
+        expect(dialog.get_by_role("heading")).to_have_accessible_name(dialog.get_by_role("heading").inner_text())
+        assert dialog.evaluate("(el) => el.contains(document.activeElement)")
+        for _ in range(4):  # close button, login, signup, and round again
+            page.keyboard.press("Tab")
+            assert dialog.evaluate("(el) => el.contains(document.activeElement)")
+        page.keyboard.press("Escape")
+        expect(dialog).to_have_count(0)
+        expect(button).to_be_focused()
+    # The close button closes it too; no Bootstrap modal is left on the page.
+    page.get_by_test_id("profile-like").click()
+    page.get_by_test_id("login-needed-close").click()
+    expect(page.get_by_test_id("login-needed-like")).to_have_count(0)
+    assert page.locator(".modal").count() == 0

@@ -19,6 +19,11 @@ from conftest import on_site
 pytestmark = pytest.mark.django_db
 
 
+def _login_needed_props(html: str) -> dict:
+    match = re.search(r'<script id="island-LoginNeeded-\d+-props" type="application/json">(.*?)</script>', html)
+    return json.loads(match.group(1))
+
+
 def _html(response) -> str:
     return response.content.decode()
 
@@ -229,9 +234,12 @@ def test_og_image_only_for_an_active_main_photo(site, client_for):
 def test_visitors_get_a_login_message_per_action(site, client_for, key, message):
     anna = member(site, "Anna")
     html = _html(client_for(site).get(f"/members/{anna.pk}"))
-    assert f'data-testid="login-needed-{key}"' in html
-    assert message in html
-    assert f'href="/login?next=%2Fmembers%2F{anna.pk}"' in html
+    if key != "photos":  # that button only shows with locked photos
+        assert f'data-login-needed="{key}"' in html
+    props = _login_needed_props(html)
+    assert props["texts"][key] == message
+    assert props["loginUrl"] == f"/login?next=%2Fmembers%2F{anna.pk}"
+    assert props["signupUrl"] == f"/members/{anna.pk}/signup"
 
 
 def test_members_get_the_action_buttons_and_report_link(site, client_for):
@@ -243,7 +251,7 @@ def test_members_get_the_action_buttons_and_report_link(site, client_for):
         assert f'data-testid="profile-{key}"' in html
     assert 'data-island="ProfileGift"' in html  # the gift button (islands/ProfileGift)
     assert f'href="/complaints?profile={anna.pk}"' in html
-    assert "login-needed" not in html
+    assert "login-needed" not in html and 'data-island="LoginNeeded"' not in html
 
 
 def test_related_profiles_same_gender_and_country_up_to_six(site, client_for):
@@ -303,7 +311,7 @@ def test_gift_button_for_members_and_the_login_message_for_visitors(site, client
 
     visitor = _html(client_for(site).get(f"/members/{anna.pk}"))
     assert 'data-island="ProfileGift"' not in visitor
-    assert 'data-bs-target="#login-needed-gift" data-testid="profile-gift"' in visitor
+    assert 'data-login-needed="gift" data-testid="profile-gift"' in visitor
     assert "Log in or sign up to send a gift." in visitor
 
     own = _html(logged_in(site, client_for, me).get(f"/members/{me.pk}"))

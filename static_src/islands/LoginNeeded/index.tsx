@@ -1,0 +1,4 @@
+import { mountIsland } from "../../lib/mount";
+import { LoginNeeded } from "./LoginNeeded";
+
+mountIsland("LoginNeeded", LoginNeeded);
