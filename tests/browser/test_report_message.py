@@ -71,3 +71,41 @@ def test_report_message(site, site_server, page, browser_context):
     )
     assert blocked
     assert (case.message_id, case.member_id) == (message.pk, sam.user_id)
+
+
+def test_report_dialog_close_button_keeps_its_focus_ring_inside(site, site_server, page):
+    """The dialog's close button reaches into the header's padding but not to the dialog's
+    edge: its focus ring (Bootstrap's, 0.25rem) shows whole, on the phone's bottom sheet
+    whose edge is the screen's too."""
+    rita_email, rita = member(site, "Rita")
+    _sam_email, sam = member(site, "Sam")
+    in_thread(lambda: credits_give(site, sam.user, 5))
+    conversation, _message = in_thread(lambda: send(site, sam, rita, text="Hello there"))
+    log_in(page, site_server, rita_email)
+    page.goto(site_server.url("localhost", f"/chats/{conversation.pk}"))
+    theirs = page.locator('[data-testid="message"][data-mine="false"]').last
+    theirs.get_by_role("button", name="Report this message").click()
+    dialog = page.get_by_test_id("chat-report")
+    expect(dialog).to_be_visible()
+    # Measured once the opening animation (a scale) has ended.
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
+    close = dialog.get_by_role("button", name="Close")
+    close.focus()
+    expect(close).to_be_focused()
+    gap = close.evaluate(
+        """button => {
+            const box = button.getBoundingClientRect();
+            const sheet = button.closest("dialog").getBoundingClientRect();
+            const ring = parseFloat(getComputedStyle(document.documentElement).fontSize) * 0.25;
+            return {
+                right: sheet.right - box.right - ring,
+                top: box.top - sheet.top - ring,
+                screen: window.innerWidth - box.right - ring,
+                size: Math.min(box.width, box.height),
+            };
+        }"""
+    )
+    assert gap["right"] >= 0, gap
+    assert gap["top"] >= 0, gap
+    assert gap["screen"] >= 0, gap
+    assert gap["size"] >= 44, gap
