@@ -5,7 +5,8 @@ Pages: every route in English at 390 and 1280 px on both sites, logged out and l
 (a member with photos, a purchase, a conversation, likes and a match; and a new member
 with nothing yet, for the empty states); French (localhost) and German (gay.localhost) at
 390 px. Modals: the site-entry warning, the signup modal, the like, match and time-bonus
-modals, the chat's icebreaker and gift dialogs and the chat's delete confirmation. Each
+modals, the chat's icebreaker and gift dialogs, the chat's delete confirmation, a visitor's
+login-needed dialog on a profile, and the top bar's open account and language menus. Each
 page is its own test item, named after the site, language, width, visitor and path; one
 browser context per combination is shared by its pages. `-s` prints the number of
 violations per page (`axe localhost en 390 /likes: 0`).
@@ -429,6 +430,9 @@ MODALS = [
     "chat-icebreaker",
     "chat-gifts",
     "chat-delete",
+    "login-needed",
+    "account-menu",
+    "language-menu",
 ]
 MODAL_COMBINATIONS = COMBINATIONS  # every modal where the pages are checked
 
@@ -522,6 +526,20 @@ def test_modal_has_no_axe_violations(
         page.get_by_test_id("chat-gift-button").click()
         shown = page.get_by_test_id("chat-gifts")
         expect(shown.locator("[data-testid^=gift-]").first).to_be_visible()
+    elif modal == "login-needed":  # a visitor's action on a profile (islands/LoginNeeded)
+        page = fresh_context(data, domain, language, width)
+        page.goto(url(f"/members/{data.demo}"))
+        settle(page)
+        page.get_by_test_id("profile-like").click()
+        shown = page.get_by_test_id("login-needed-like")
+    elif modal in ("account-menu", "language-menu"):  # the top bar's open dropdown menus
+        who = member_user if modal == "account-menu" else None
+        page = fresh_context(data, domain, language, width, user=who)
+        page.goto(url("/"))
+        settle(page)
+        toggle = page.get_by_test_id("topbar-account" if modal == "account-menu" else "language-dropdown")
+        toggle.locator("[data-bs-toggle=dropdown]").click()
+        shown = toggle.locator(".dropdown-menu.show")
     else:  # chat-delete: the delete confirmation in the chat list
         page = fresh_context(data, domain, language, width, user=member_user)
         page.goto(url("/chats"))
