@@ -162,6 +162,14 @@ def arrival_redirect(request: HttpRequest, path: str, query) -> HttpResponseRedi
     return response
 
 
+def arrival_data(request: HttpRequest, query) -> dict[str, str]:
+    """The tracking of an arrival (`query`, a QueryDict): what the visitor's cookie kept
+    with the query's tracking parameters over it, each cut to VALUE_MAX_LENGTH. `request`
+    is the request or the page cache's Visitor."""
+    found = {key: query[key][:VALUE_MAX_LENGTH] for key in PARAMS if query.get(key)}
+    return {**_cookie_data(request), **found}
+
+
 def is_arrival(query) -> bool:
     return any(key in query for key in _ARRIVAL_KEYS)
 
@@ -177,7 +185,6 @@ class TrackingMiddleware:
             # Other visitors of this page arriving so get the redirect from the cache,
             # each with their own tracking cookie.
             page_cache.offer_arrival(request)
-            found = {key: request.GET[key][:VALUE_MAX_LENGTH] for key in PARAMS if request.GET.get(key)}
-            tracking_arrived.send(sender=TrackingMiddleware, request=request, data={**_cookie_data(request), **found})
+            tracking_arrived.send(sender=TrackingMiddleware, request=request, data=arrival_data(request, request.GET))
             return response
         return self.get_response(request)

@@ -31,7 +31,8 @@ A paid arrival (`/?t=30&network=…&sub1=…`) is a visit too: the redirect that
 tracking parameters in the tracking cookie and removes them from the address
 (apps.accounts.tracking, registered with `arrival`) is stored once per host and language
 as Django made it, and answered for every later arrival with that visitor's own Location
-and cookie, made by the same function; the page it leads to (`/?t=30`) has only
+and cookie, made by the same function, and told to the `arrival_seen` hooks (the visit
+is counted: apps.conversions.visits); the page it leads to (`/?t=30`) has only
 parameters no page reads (`passing_params`), so it is the plain visit's page, from the
 cache or rendered without them.
 
@@ -168,6 +169,7 @@ class Visitor:
 _variant_parts: list[Callable[[Visitor], str]] = []
 _visit_cookies: dict[bytes, Callable[..., None]] = {}
 _arrival: list[tuple[Callable, Callable]] = []
+_arrival_seen: list[Callable] = []
 _passing: set[str] = set()
 
 
@@ -200,6 +202,23 @@ def arrival(is_arrival: Callable, redirect: Callable) -> None:
     removed from the address). The other headers are those Django gave the first such
     redirect of the site's host and language (`offer_arrival`). One registration."""
     _arrival[:] = [(is_arrival, redirect)]
+
+
+def arrival_seen(hook: Callable) -> None:
+    """`await hook(site, visitor, query)` after an arrival's redirect was answered from
+    the cache (Django's tracking middleware, which counts the others, never saw it): the
+    app that counts visits records it, cheaply, since it runs on the event loop of every
+    such hit (apps.conversions.visits). Registering it again changes nothing."""
+    if hook not in _arrival_seen:
+        _arrival_seen.append(hook)
+
+
+async def _arrival_counted(site, visitor, query) -> None:
+    for hook in _arrival_seen:
+        try:
+            await hook(site, visitor, query)
+        except Exception:  # the visitor has the redirect already; a lost count is logged
+            logger.warning("page cache arrival hook failed", exc_info=True)
 
 
 def passing_params(names) -> None:
@@ -820,6 +839,8 @@ class PageCacheApp:
                 start, body = response_messages(entry, visit.visitor)
             await send(start)
             await send(body)
+            if entry.arrival:
+                await _arrival_counted(visit.site, visit.visitor, query)
             return None
         _rendering.add(rendering)
         try:

@@ -23,5 +23,15 @@ def postbacks_sweep() -> int:
 def rollups_rebuild() -> None:
     """Nightly: yesterday's and today's rollups again from the sites' own rows."""
     from apps.conversions.rollups import rollups_rebuild_days
+    from apps.conversions.visits import visits_fold
 
+    visits_fold()
     rollups_rebuild_days(days=2)
+
+
+@shared_task(name="apps.conversions.tasks.visits_fold", ignore_result=True)
+def visits_fold() -> int:
+    """Every minute: the visits the page cache counted, into the rollups."""
+    from apps.conversions import visits
+
+    return visits.visits_fold()

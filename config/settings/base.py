@@ -456,6 +456,11 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "apps.conversions.tasks.postbacks_sweep",
         "schedule": 60,
     },
+    # Visits whose tracking redirect the page cache answered, into the rollups.
+    "conversions-visits": {
+        "task": "apps.conversions.tasks.visits_fold",
+        "schedule": 60,
+    },
     # Yesterday's and today's rollups recounted from the sites' rows.
     "conversions-rollups": {
         "task": "apps.conversions.tasks.rollups_rebuild",

@@ -584,6 +584,60 @@ def test_a_paid_arrival_is_redirected_from_the_cache_with_the_visitors_own_cooki
     assert len(stored(site)) == 1
 
 
+def rollup_visits(site, before: dict | None = None) -> dict[str, int]:
+    """The site's visits per network in the rollups (less those of `before`)."""
+    from apps.conversions.models import DailyRollup
+
+    totals: dict[str, int] = {}
+    for network, visits in DailyRollup.objects.filter(site_id=site.pk).values_list("network", "visits"):
+        totals[network] = totals.get(network, 0) + visits - (before or {}).pop(network, 0)
+    return {network: visits for network, visits in totals.items() if visits}
+
+
+def test_a_paid_arrival_answered_from_the_cache_is_a_visit_on_the_dashboard(site, queries):
+    from apps.conversions.visits import visits_fold
+    from tests.staff import staff_client, staff_member
+
+    def dashboard_visits() -> int:
+        dashboard = staff_client(staff_member("operators")).get("/admin/reports/")
+        return dashboard.context["total"]["counts"]["visits"]
+
+    before, shown = rollup_visits(site), dashboard_visits()
+    full_and_store("/?t=30&network=ads&sub1=first")
+    assert rollup_visits(site, dict(before)) == {"ads": 1}  # Django's middleware counted it
+    app, inner = cached_only()
+    queries["n"] = 0
+    for _ in range(3):
+        assert get(app, "/?t=31&network=Other&sub1=second").status_code == 302
+    # A visitor with a cookie from an earlier arrival and only `sub1` now.
+    kept = cookie_value(get(app, "/?network=kept"), TRACKING_COOKIE)
+    assert get(app, "/?sub1=again", headers={"Cookie": f"{TRACKING_COOKIE}={kept}"}).status_code == 302
+    assert inner.calls == 0 and queries["n"] == 0  # counted without a query
+    assert rollup_visits(site, dict(before)) == {"ads": 1}
+    assert visits_fold() == 5
+    assert rollup_visits(site, dict(before)) == {"ads": 1, "other": 3, "kept": 2}
+    assert visits_fold() == 0  # folded once
+    assert rollup_visits(site, dict(before)) == {"ads": 1, "other": 3, "kept": 2}
+    assert dashboard_visits() == shown + 6
+
+
+def test_visits_counted_from_the_cache_are_bounded(site, monkeypatch):
+    from apps.conversions import visits
+    from apps.conversions.models import DailyRollup
+
+    monkeypatch.setattr(visits, "SOURCES", 2)
+    full_and_store("/?t=30&network=ads")
+    before = rollup_visits(site)
+    app, _inner = cached_only()
+    huge = "n" * 1500  # under QUERY_MAX_LENGTH: the cache answers it
+    for network in (huge, "b", "c", "d", "b"):
+        assert get(app, f"/?network={network}&sub1=%00x").status_code == 302
+    assert visits.visits_fold() == 5
+    max_length = DailyRollup._meta.get_field("network").max_length
+    # Two sources a day kept apart; the other visits under the empty source, none lost.
+    assert rollup_visits(site, before) == {"n" * max_length: 1, "b": 2, "": 2}
+
+
 def test_the_page_a_paid_arrival_leads_to_is_the_plain_visits_page(site, queries):
     """`/?t=30` (the tracking parameters gone) and the analytics tags are no page of their
     own: rendered as `/` on a miss, answered with `/`'s page on a hit."""

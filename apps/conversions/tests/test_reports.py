@@ -200,3 +200,35 @@ class TestNetworkAdmin:
         support = staff_client(staff_member("support"))
         assert support.get("/admin/conversions/postback/").status_code == 403
         assert support.get("/admin/conversions/network/").status_code == 403
+
+
+class TestVisitsFromThePageCache:
+    """The page cache's hits (apps.common.tests.test_page_cache) count in Redis; the fold
+    puts them in the rollups once, keeps what came in meanwhile, and survives odd fields."""
+
+    def test_counted_visits_are_folded_once_into_the_rollups(self, site):
+        import asyncio
+
+        from apps.conversions import visits
+
+        def count(tracking: dict) -> None:
+            asyncio.run(visits.visit_count(site.pk, tracking))
+
+        for tracking in ({"network": "AdNet", "sub1": "s"}, {"network": "adnet", "sub1": "s"}, {"ref": "r"}):
+            count(tracking)
+        client = visits._client()
+        day_key = visits._day_key(site.pk, TODAY)
+        client.hset(day_key, "not json", 4)  # a field no fold can read: the empty source
+        assert visits.visits_fold() == 7
+        rows = DailyRollup.objects.filter(site_id=site.pk, day=TODAY)
+        assert {(row.network, row.sub1, row.ref): row.visits for row in rows} == {
+            ("adnet", "s", ""): 2,
+            ("", "", "r"): 1,
+            ("", "", ""): 4,
+        }
+        count({"network": "adnet", "sub1": "s"})
+        assert visits.visits_fold() == 1
+        assert DailyRollup.objects.get(site_id=site.pk, day=TODAY, network="adnet").visits == 3
+        assert visits.visits_fold() == 0
+        # The counts keep an expiry, so a site's days do not pile up if beat stops.
+        assert 0 < client.ttl(day_key) <= visits.KEEP_SECONDS
