@@ -33,7 +33,7 @@ SOURCES = 2000
 KEEP_SECONDS = 3 * 24 * 3600
 # A count that does not reach Redis within this is dropped (logged): the visitor's
 # redirect is already sent.
-TIMEOUT_SECONDS = 0.5
+TIMEOUT_SECONDS = 2
 
 _EMPTY = json.dumps([""] * len(DIMENSIONS))
 
