@@ -10,6 +10,7 @@
  * lib/pushSupport.ts, subscribing (subscribeToPush, syncPushState) in lib/pushSubscription.ts:
  * only a member's page code and the signup's push step use them.
  */
+import { pageOf, sameOriginUrl } from "./sitePage";
 import { appStore, PUSH_LAST_MESSAGE_KEY, type AppState, type PushLastMessage, type Store } from "./store";
 
 export const PUSH_MESSAGE = "NEW_PUSH_MESSAGE";
@@ -55,22 +56,6 @@ export function rememberPushMessage(
     // Storage blocked or full: the store still has it.
   }
   return lastMessage;
-}
-
-/** Whether `url` is on this site; the worker only ever asks for same-origin pages. */
-function sameOriginUrl(url: unknown, win: Window): URL | null {
-  if (typeof url !== "string" || !url) return null;
-  try {
-    const parsed = new URL(url, win.location.href);
-    return parsed.origin === win.location.origin ? parsed : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The page part of a URL ("origin/path?query", no hash): what "the same page" compares. */
-function pageOf(url: URL): string {
-  return `${url.origin}${url.pathname}${url.search}`;
 }
 
 export interface PushMessageHandlerOptions {

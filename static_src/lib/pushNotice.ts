@@ -23,6 +23,7 @@
  * It never takes the focus and stays until closed (WCAG 2.2.1: no time limit to read or reach
  * it); a newer push replaces it, so they do not pile up.
  */
+import { pageOf, sameOriginUrl } from "./sitePage";
 import type { PushLastMessage } from "./store";
 
 interface NoticePayload {
@@ -33,19 +34,6 @@ interface NoticePayload {
   checkUrl?: unknown;
 }
 
-/** `url` on this site, or null. */
-function siteUrl(url: unknown, win: Window): URL | null {
-  if (typeof url !== "string" || !url) return null;
-  try {
-    const parsed = new URL(url, win.location.href);
-    return parsed.origin === win.location.origin ? parsed : null;
-  } catch {
-    return null;
-  }
-}
-
-const pageOf = (url: URL) => `${url.origin}${url.pathname}${url.search}`;
-
 /** Whether this page shows the push (see above). */
 export function shouldShowPushNotice(payload: unknown, previous: PushLastMessage | null | undefined, win: Window): boolean {
   const doc = win.document;
@@ -55,7 +43,7 @@ export function shouldShowPushNotice(payload: unknown, previous: PushLastMessage
   if (typeof id === "string" && id !== "" && previous?.id === id) return false;
   const here = pageOf(new URL(win.location.href));
   for (const url of [value.url, value.checkUrl]) {
-    const target = siteUrl(url, win);
+    const target = sameOriginUrl(url, win);
     if (target && pageOf(target) === here) return false;
   }
   return typeof value.title === "string" && value.title !== "";
@@ -101,7 +89,7 @@ export default function showPushNotice(
   text.append(title);
   if (typeof value.body === "string" && value.body) text.append(el("p", "push-notice-body", value.body));
   content.append(text);
-  const target = siteUrl(value.url, win);
+  const target = sameOriginUrl(value.url, win);
   if (target) {
     const open = el("a", "btn btn-primary btn-sm push-notice-open", region.dataset.openText ?? "");
     open.href = target.href;
