@@ -1,4 +1,4 @@
-import type { SearchOptions, SearchStrings, ServerFilters } from "../Search/types";
+import type { SearchPageProps, SearchStrings } from "../Search/types";
 
 /** Props of the MatchFinder island (apps.profiles.views_search.match_finder_page). */
 export interface MatchFinderStrings extends SearchStrings {
@@ -15,15 +15,6 @@ export interface MatchFinderStrings extends SearchStrings {
   restart: string;
 }
 
-export interface MatchFinderProps {
+export interface MatchFinderProps extends SearchPageProps {
   strings: MatchFinderStrings;
-  apiUrl: string;
-  profileUrl: string;
-  likesUrl: string;
-  loginUrl: string;
-  pageSize: number;
-  options: SearchOptions;
-  /** The member's defaults: the genders they look for, their country, every age. */
-  defaults: ServerFilters;
-  filters: ServerFilters;
 }

@@ -86,19 +86,27 @@ export interface SearchOptions {
   fields: SearchField[];
 }
 
-export interface SearchProps {
-  strings: SearchStrings;
-  apiUrl: string;
+/** The result cards' links: a member's profile, liking, and the login page for visitors. */
+export interface ResultLinks {
   /** "/members/{id}" */
   profileUrl: string;
   likesUrl: string;
   loginUrl: string;
+}
+
+/** What the search and the match finder both get from the server: they search the same way. */
+export interface SearchPageProps extends ResultLinks {
+  apiUrl: string;
   pageSize: number;
   options: SearchOptions;
-  /** What Clear goes back to: the member's (or a visitor's) defaults. */
+  /** What Clear (search) or the first step (match finder) goes back to: the member's (or a visitor's) defaults. */
   defaults: ServerFilters;
   /** The filters of the first page (from the page's query). */
   filters: ServerFilters;
+}
+
+export interface SearchProps extends SearchPageProps {
+  strings: SearchStrings;
   /** The first page, rendered by the server; null to search on mount. */
   initial: SearchResponse | null;
   /** A message about the query's filters (the server then used the defaults). */
