@@ -75,19 +75,7 @@ export function MatchFinder(props: MatchFinderProps) {
         <h1 className="h3 mb-3" tabIndex={-1} ref={heading}>
           {strings.resultsTitle}
         </h1>
-        {state.error && (
-          <div className="alert alert-danger" role="alert" data-testid="search-error">
-            {state.error}
-          </div>
-        )}
-        <Results
-          state={state}
-          strings={strings}
-          profileUrl={props.profileUrl}
-          likesUrl={props.likesUrl}
-          loginUrl={props.loginUrl}
-          onLoadMore={() => void loadMore()}
-        />
+        <Results state={state} strings={strings} links={props} onLoadMore={() => void loadMore()} />
         <button type="button" className="btn btn-outline-secondary" onClick={restart} data-testid="match-finder-restart">
           {strings.restart}
         </button>

@@ -2,10 +2,10 @@ import { useState } from "react";
 
 import { ApiError, del, post } from "../../lib/api";
 import { EmptyState } from "../../lib/EmptyState";
-import { CardFacts, CardTitle, Silhouette } from "../../lib/profileCard";
+import { CardFacts, CardPhoto, CardTitle } from "../../lib/profileCard";
 import { appStore } from "../../lib/store";
 import type { SearchState } from "./useSearch";
-import type { ProfileCard, SearchStrings } from "./types";
+import type { ProfileCard, ResultLinks, SearchStrings } from "./types";
 
 /** No results' icon (Bootstrap Icons "search"). */
 const SEARCH_ICON =
@@ -95,7 +95,6 @@ export function Card({
   loginUrl: string;
   strings: SearchStrings;
 }) {
-  const thumb = card.main_image?.thumb_filename;
   return (
     <li className="col">
       <div className="card h-100">
@@ -104,18 +103,7 @@ export function Card({
         href={profileUrl.replace("{id}", String(card.id))}
         data-testid="search-card"
       >
-        {thumb ? (
-          <img
-            className="card-img-top object-fit-cover"
-            src={thumb}
-            alt={card.name}
-            width={400}
-            height={400}
-            loading="lazy"
-          />
-        ) : (
-          <Silhouette className="card-img-top w-100 h-auto" size={400} label={strings.noPhoto} />
-        )}
+        <CardPhoto card={card} noPhoto={strings.noPhoto} loading="lazy" />
         <div className="card-body p-2 p-sm-3">
           <CardTitle card={card} className="card-title fw-semibold" testPrefix="search-card" />
           <CardFacts card={card} testPrefix="search-card" />
@@ -151,15 +139,26 @@ function Grid({
 export interface ResultsProps {
   state: SearchState;
   strings: SearchStrings;
-  profileUrl: string;
-  likesUrl: string;
-  loginUrl: string;
+  links: ResultLinks;
   onLoadMore: () => void;
 }
 
-/** The count, the cards, "Load more" and the similar results with their own count. */
-export function Results({ state, strings, profileUrl, likesUrl, loginUrl, onLoadMore }: ResultsProps) {
-  const common = { profileUrl, likesUrl, loginUrl, strings };
+/** The search's error, the count, the cards, "Load more" and the similar results with their own count. */
+export function Results({ state, strings, links, onLoadMore }: ResultsProps) {
+  return (
+    <>
+      {state.error && (
+        <div className="alert alert-danger" role="alert" data-testid="search-error">
+          {state.error}
+        </div>
+      )}
+      <ResultList state={state} strings={strings} links={links} onLoadMore={onLoadMore} />
+    </>
+  );
+}
+
+function ResultList({ state, strings, links, onLoadMore }: ResultsProps) {
+  const common = { profileUrl: links.profileUrl, likesUrl: links.likesUrl, loginUrl: links.loginUrl, strings };
   if (!state.searched) {
     return (
       <p className="text-body-secondary" data-testid="search-cleared">

@@ -131,19 +131,7 @@ export function Search(props: SearchProps) {
           </button>
         </div>
       </form>
-      {state.error && (
-        <div className="alert alert-danger" role="alert" data-testid="search-error">
-          {state.error}
-        </div>
-      )}
-      <Results
-        state={state}
-        strings={strings}
-        profileUrl={props.profileUrl}
-        likesUrl={props.likesUrl}
-        loginUrl={props.loginUrl}
-        onLoadMore={() => void loadMore()}
-      />
+      <Results state={state} strings={strings} links={props} onLoadMore={() => void loadMore()} />
     </div>
   );
 }
