@@ -6,9 +6,11 @@
  * placeholder silhouette for profiles without a photo (lib/silhouette.tsx, on its own for
  * the chat's avatars). React escapes every text.
  */
-import type { ReactNode } from "react";
+import type { ImgHTMLAttributes, ReactNode } from "react";
 
-export { Silhouette } from "./silhouette";
+import { Silhouette } from "./silhouette";
+
+export { Silhouette };
 
 export interface CardFact {
   name: string;
@@ -35,6 +37,27 @@ export interface CardText {
   facts?: CardFact[];
   notes?: CardNote[];
   fictional?: FictionalLabel | null;
+}
+
+/** The part of a card CardPhoto reads. */
+export interface CardImage {
+  name: string;
+  main_image: { thumb_filename: string } | null;
+}
+
+/**
+ * The card's square photo (alt: the profile's name), or the silhouette with `noPhoto` as its
+ * label. `img` passes on how the page uses it: the search loads it lazily, the swipe game's
+ * card is dragged as a whole, never the image.
+ */
+export function CardPhoto({
+  card,
+  noPhoto,
+  ...img
+}: { card: CardImage; noPhoto: string } & Pick<ImgHTMLAttributes<HTMLImageElement>, "loading" | "draggable">) {
+  const thumb = card.main_image?.thumb_filename;
+  if (!thumb) return <Silhouette className="card-img-top w-100 h-auto" size={400} label={noPhoto} />;
+  return <img className="card-img-top object-fit-cover" src={thumb} alt={card.name} width={400} height={400} {...img} />;
 }
 
 /** The fictional-profile icon; its accessible name is the site's label, its tooltip the warning. */

@@ -15,7 +15,7 @@
 import { useCallback, useEffect, useId, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
 
 import { ApiError, get, post } from "../../lib/api";
-import { CardFacts, CardTitle, Silhouette } from "../../lib/profileCard";
+import { CardFacts, CardPhoto, CardTitle } from "../../lib/profileCard";
 import type { DeckResponse, ProfileCard, SwipeAction, SwipeGameProps, SwipeResponse, SwipeStrings } from "./types";
 
 /** Pixels the card must travel before a release counts as a swipe. */
@@ -108,7 +108,6 @@ function SwipeCard({ card, strings, likeDisabled, onSwipe }: CardProps) {
     place(0, true);
   }
 
-  const thumb = card.main_image?.thumb_filename;
   return (
     <div
       ref={ref}
@@ -120,18 +119,7 @@ function SwipeCard({ card, strings, likeDisabled, onSwipe }: CardProps) {
       onPointerUp={onPointerUp}
       onPointerCancel={onPointerCancel}
     >
-      {thumb ? (
-        <img
-          className="card-img-top object-fit-cover"
-          src={thumb}
-          alt={card.name}
-          width={400}
-          height={400}
-          draggable={false}
-        />
-      ) : (
-        <Silhouette className="card-img-top w-100 h-auto" size={400} label={strings.noPhoto} />
-      )}
+      <CardPhoto card={card} noPhoto={strings.noPhoto} draggable={false} />
       <div className="card-body">
         <CardTitle card={card} className="card-title h5" testPrefix="swipe-card" />
         <CardFacts card={card} testPrefix="swipe-card" />
