@@ -773,7 +773,7 @@ def _query_kind(raw: bytes):
     from django.core.exceptions import SuspiciousOperation
     from django.http import QueryDict
 
-    if len(raw) > QUERY_MAX_LENGTH:
+    if len(raw) > QUERY_MAX_LENGTH or b"%00" in raw or b"\x00" in raw:  # a NUL: BadInputMiddleware's 400
         return None, None
     try:
         query = QueryDict(raw.decode(), encoding=settings.DEFAULT_CHARSET)  # as ASGIRequest reads it

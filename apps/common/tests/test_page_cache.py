@@ -660,6 +660,8 @@ def test_the_page_a_paid_arrival_leads_to_is_the_plain_visits_page(site, queries
         "/?t=" + "1" * page_cache.QUERY_MAX_LENGTH,  # longer than any link of the site
         "/?network=ads&" + "&".join(f"x{n}=1" for n in range(1100)),  # more fields than Django reads
         "/members?t=30",  # not a cached address
+        "/?network=ads&sub1=a%00b",  # a NUL byte: Django's bad-input check answers 400
+        "/?network=ads%00",
     ],
 )
 def test_other_query_strings_go_to_django(site, path):
