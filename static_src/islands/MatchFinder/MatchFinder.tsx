@@ -2,12 +2,12 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 
 import {
   AgeControl,
+  controlProps,
   CountryControl,
   FieldControl,
   GenderControl,
   LocationControl,
   RegionControl,
-  type ControlProps,
 } from "../Search/Filters";
 import { Results } from "../Search/Results";
 import { useSearch } from "../Search/useSearch";
@@ -43,13 +43,7 @@ export function MatchFinder(props: MatchFinderProps) {
     heading.current?.focus();
   }, [index, done]);
 
-  const control: ControlProps = {
-    values: state.values,
-    options,
-    strings,
-    fieldErrors: state.fieldErrors,
-    onChange: setValue,
-  };
+  const control = controlProps(state, setValue, options, strings);
   const step = steps[index];
   const last = index === steps.length - 1;
 

@@ -16,6 +16,16 @@ interface SelectProps {
   onChange: (name: string, value: string) => void;
 }
 
+/** What every filter control takes, from the search's state (useSearch). */
+export function controlProps(
+  state: { values: FilterValues; fieldErrors: Record<string, string[]> },
+  onChange: ControlProps["onChange"],
+  options: SearchOptions,
+  strings: SearchStrings,
+): ControlProps {
+  return { values: state.values, options, strings, fieldErrors: state.fieldErrors, onChange };
+}
+
 export function Select({ name, label, value, options, blank, errors, onChange }: SelectProps) {
   const id = useId();
   const invalid = Boolean(errors?.length);

@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } fr
 
 import {
   AgeControl,
+  controlProps,
   CountryControl,
   FieldControl,
   filtersSummary,
@@ -9,7 +10,6 @@ import {
   LocationControl,
   RegionControl,
   regionsOf,
-  type ControlProps,
 } from "./Filters";
 import { Results } from "./Results";
 import type { SearchProps } from "./types";
@@ -35,13 +35,7 @@ export function Search(props: SearchProps) {
     fallbackError: strings.error,
     syncUrl: true,
   });
-  const control: ControlProps = {
-    values: state.values,
-    options,
-    strings,
-    fieldErrors: state.fieldErrors,
-    onChange: setValue,
-  };
+  const control = controlProps(state, setValue, options, strings);
 
   const formId = useId();
   const [open, setOpen] = useState(false);

@@ -17,6 +17,8 @@ import {
   invalidClass,
   navigation,
   Popup,
+  StepButtons,
+  submitTo,
   toApiError,
   withoutField,
 } from "./components";
@@ -41,10 +43,7 @@ export function MessageStep({ strings, profile, values, onChange, onNext, messag
   return (
     <form
       noValidate
-      onSubmit={(event) => {
-        event.preventDefault();
-        onNext();
-      }}
+      onSubmit={submitTo(onNext)}
       data-testid="signup-message-form"
     >
       {profile && (
@@ -506,22 +505,7 @@ export function AccountStep(props: AccountStepProps) {
             {strings.privacyLink}
           </a>
         </p>
-        <div className="d-grid gap-2 d-sm-flex justify-content-sm-end align-items-sm-center mt-4">
-          {onBack && (
-            <button
-              type="button"
-              className="btn btn-link text-decoration-none order-last order-sm-first me-sm-auto px-sm-0"
-              onClick={onBack}
-              disabled={busy}
-              data-testid="signup-back"
-            >
-              {strings.back}
-            </button>
-          )}
-          <button type="submit" className="btn btn-primary btn-lg" disabled={busy} data-testid="signup-submit">
-            {busy ? strings.saving : strings.submit}
-          </button>
-        </div>
+        <StepButtons strings={strings} busy={busy} submitLabel={strings.submit} final onBack={onBack} />
       </form>
       <Popup
         open={popup}

@@ -16,6 +16,7 @@ import {
   focusFirstInvalid,
   invalidClass,
   StepButtons,
+  submitTo,
   toApiError,
   withoutField,
 } from "./components";
@@ -120,10 +121,7 @@ export function PhotoStep({ props, photos, onPhotos, onNext }: PhotoStepProps) {
   return (
     <form
       noValidate
-      onSubmit={(event) => {
-        event.preventDefault();
-        onNext();
-      }}
+      onSubmit={submitTo(onNext)}
       aria-busy={busy}
       data-testid="signup-photo-form"
     >

@@ -1,5 +1,5 @@
 /** Small building blocks of the signup island. */
-import { useId, type RefObject } from "react";
+import { useId, type FormEvent, type RefObject } from "react";
 
 import { ApiError } from "../../lib/api";
 import { Dialog } from "../../lib/Dialog";
@@ -68,16 +68,26 @@ export function ErrorAlert({ message, testId = "signup-error" }: { message: stri
   );
 }
 
+/** A step form's submit handler: the page stays, `next` runs. */
+export function submitTo(next: () => void) {
+  return (event: FormEvent) => {
+    event.preventDefault();
+    next();
+  };
+}
+
 interface StepButtonsProps {
   strings: SignupStrings;
   busy: boolean;
   submitLabel: string;
+  /** The last step's submit is larger and named apart. */
+  final?: boolean;
   onSkip?: () => void;
   onBack?: () => void;
 }
 
 /** Save (submit) and, where the step allows it, Skip and Back. Full width on phones. */
-export function StepButtons({ strings, busy, submitLabel, onSkip, onBack }: StepButtonsProps) {
+export function StepButtons({ strings, busy, submitLabel, final = false, onSkip, onBack }: StepButtonsProps) {
   return (
     <div className="d-grid gap-2 d-sm-flex justify-content-sm-end align-items-sm-center mt-4">
       {onBack && (
@@ -91,7 +101,12 @@ export function StepButtons({ strings, busy, submitLabel, onSkip, onBack }: Step
           {strings.back}
         </button>
       )}
-      <button type="submit" className="btn btn-primary order-sm-last" disabled={busy} data-testid="signup-save">
+      <button
+        type="submit"
+        className={final ? "btn btn-primary btn-lg" : "btn btn-primary order-sm-last"}
+        disabled={busy}
+        data-testid={final ? "signup-submit" : "signup-save"}
+      >
         {busy ? strings.saving : submitLabel}
       </button>
       {onSkip && (
