@@ -631,7 +631,7 @@ def test_visits_counted_from_the_cache_are_bounded(site, monkeypatch):
     app, _inner = cached_only()
     huge = "n" * 1500  # under QUERY_MAX_LENGTH: the cache answers it
     for network in (huge, "b", "c", "d", "b"):
-        assert get(app, f"/?network={network}&sub1=%00x").status_code == 302
+        assert get(app, f"/?network={network}&sub1=x").status_code == 302
     assert visits.visits_fold() == 5
     max_length = DailyRollup._meta.get_field("network").max_length
     # Two sources a day kept apart; the other visits under the empty source, none lost.

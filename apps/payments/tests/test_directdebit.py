@@ -556,7 +556,7 @@ def test_a_failed_gateway_call_can_be_retried(gay_site, client_for, monkeypatch)
     from apps.payments.gateways.base import GatewayTimeout
     from apps.payments.gateways.sandbox import SandboxGateway
 
-    def down(self, **kwargs):
+    def down(self, *args, **kwargs):
         raise GatewayTimeout("the provider did not answer")
 
     client = logged_in(gay_site, client_for, _member(gay_site))
