@@ -27,6 +27,24 @@ ReportOutput = inline_serializer(
 )
 
 
+_ID = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
+# A message or a conversation (its newest message from the other member) must be named.
+REPORT_REQUEST = {
+    "application/json": {
+        "type": "object",
+        "properties": {
+            "message": _ID,
+            "conversation": _ID,
+            "reason": {"type": "string", "enum": [value for value, _label in MEMBER_COMPLAINT_REASONS]},
+            "text": {"type": "string", "maxLength": COMPLAINT_MAX_LENGTH},
+            "block": {"type": "boolean"},
+        },
+        "required": ["reason"],
+        "anyOf": [{"required": ["message"]}, {"required": ["conversation"]}],
+    }
+}
+
+
 class ReportApi(SiteApiView):
     permission_classes = [MemberRequired]
 
@@ -42,7 +60,9 @@ class ReportApi(SiteApiView):
                 raise serializers.ValidationError({"message": [_("This field is required.")]})
             return attrs
 
-    @extend_schema(request=ReportInput, responses={201: ReportOutput}, auth=MEMBER_ONLY, operation_id="report_create")
+    @extend_schema(
+        request=REPORT_REQUEST, responses={201: ReportOutput}, auth=MEMBER_ONLY, operation_id="report_create"
+    )
     def post(self, request: Request) -> Response:
         serializer = self.ReportInput(data=request.data)
         serializer.is_valid(raise_exception=True)
