@@ -16,7 +16,6 @@ import pytest
 from channels.layers import channel_layers
 from django.conf import settings
 from django.db import connection
-from django.db.models.signals import pre_save
 from django.test import Client
 
 from apps.chat.models import Message
@@ -191,7 +190,7 @@ def test_the_database_connection_lost_in_the_middle_of_a_paid_message(site, comm
     session = committed.session(site, anna.user)
     dsn = settings.DATABASES["default"]
 
-    def kill_this_connection(sender, **kwargs):
+    def kill_this_connection():
         pid = connection.connection.info.backend_pid
         with psycopg.connect(
             dbname=connection.settings_dict["NAME"],
@@ -202,22 +201,32 @@ def test_the_database_connection_lost_in_the_middle_of_a_paid_message(site, comm
         ) as other:
             other.execute("SELECT pg_terminate_backend(%s)", [pid])
 
-    def send(client_id: str):
+    message_table = f'INSERT INTO "{Message._meta.db_table}"'
+    killed = []
+
+    def kill_before_the_message_insert(execute, sql, params, many, context):
+        """As the message is about to be stored, whatever statement stores it."""
+        if not killed and sql.lstrip().startswith(message_table):
+            killed.append(sql)
+            kill_this_connection()
+        return execute(sql, params, many, context)
+
+    def send(client_id: str, *, fault: bool = False):
         client = Client(HTTP_HOST="localhost")
         client.cookies[settings.SESSION_COOKIE_NAME] = session
         with on_site(site):
-            return _message(client, conversation, client_id)
+            if not fault:
+                return _message(client, conversation, client_id)
+            with connection.execute_wrapper(kill_before_the_message_insert):
+                return _message(client, conversation, client_id)
 
     def state():
         return _state(site, anna.user, conversation)
 
     before = in_thread(state)
     client_id = uuid.uuid4().hex
-    pre_save.connect(kill_this_connection, sender=Message, dispatch_uid="fault-kill")
-    try:
-        lost = in_thread(send, client_id)
-    finally:
-        pre_save.disconnect(dispatch_uid="fault-kill", sender=Message)
+    lost = in_thread(send, client_id, fault=True)
+    assert killed, "the message's INSERT was not on the path"
     assert lost.status_code == 503, lost.content
     assert lost.json()["error"]["code"] == "unavailable"
     assert in_thread(state) == before

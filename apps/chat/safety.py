@@ -15,10 +15,10 @@ import re
 import unicodedata
 from datetime import timedelta
 
-from django.core.cache import cache
 from django.utils import timezone
 
 from apps.chat.models import MessageReview
+from apps.common.cache import volatile_count
 
 # A signal's code, stored on the message (Message.signals, comma-separated).
 LINK, PHONE, EMAIL, MESSENGER, MONEY, REPEATED = "link", "phone", "email", "messenger", "money", "repeated"
@@ -146,17 +146,13 @@ def normalised(text: str) -> str:
 def repeated_first_message(text: str) -> bool:
     """Count this first message's text on the current site (the cache's keys carry the
     site's schema); True once REPEAT_THRESHOLD first messages with the same text were sent
-    within REPEAT_WINDOW. One Redis round trip (two for the first copy)."""
+    within REPEAT_WINDOW. One Redis round trip (two for the first copy), on the evictable
+    cache: the keys come from what members write, so its eviction bounds them, and a cache
+    that is away only loses this one signal (the message is sent and checked for the
+    others), never the message."""
     key = "chat:first:" + hashlib.sha256(normalised(text).encode()).hexdigest()[:32]
-    seconds = int(REPEAT_WINDOW.total_seconds())
-    if cache.add(key, 1, timeout=seconds):
-        return REPEAT_THRESHOLD <= 1
-    try:
-        count = cache.incr(key)
-    except ValueError:  # expired between the two calls
-        cache.add(key, 1, timeout=seconds)
-        count = 1
-    return count >= REPEAT_THRESHOLD
+    count = volatile_count(key, int(REPEAT_WINDOW.total_seconds()))
+    return count is not None and count >= REPEAT_THRESHOLD
 
 
 def message_review(*, site, sender, first: bool, text: str) -> tuple[str, str]:

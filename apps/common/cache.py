@@ -186,3 +186,27 @@ def volatile_set(key: str, value, timeout: float) -> None:
         caches[volatile_alias()].set(key, value, timeout)
     except CACHE_ERRORS as exc:
         volatile_failed(exc)
+
+
+def volatile_count(key: str, timeout: int) -> int | None:
+    """Count one more under `key` on the evictable cache (the count lives `timeout`
+    seconds from its first), failing open: None when the cache is away or hangs, so the
+    caller goes on without the count. The key must be bounded by the caller (a hash, a
+    fixed prefix); the cache's eviction bounds how many there are."""
+    if not volatile_available():
+        return None
+    cache = caches[volatile_alias()]
+    try:
+        if cache.add(key, 1, timeout=timeout):
+            count = 1
+        else:
+            try:
+                count = cache.incr(key)
+            except ValueError:  # expired between the two calls
+                cache.add(key, 1, timeout=timeout)
+                count = 1
+    except CACHE_ERRORS as exc:
+        volatile_failed(exc)
+        return None
+    volatile_answered()
+    return count

@@ -6,7 +6,7 @@ a safety notice by the site's rule; support delivers or rejects it (credits back
 from datetime import timedelta
 
 import pytest
-from django.core.cache import cache
+from django.core.cache import caches
 from django.utils import timezone
 
 from apps.chat import safety
@@ -56,6 +56,7 @@ def test_scam_signals_every_catalogue_language_has_words():
 
 
 def test_repeated_first_message_is_counted_per_site_and_bounded(site, gay_site):
+    cache = caches["volatile"]  # keyed by what members write: the evictable cache bounds it
     cache.clear()
     text = "Hello  dear, you look LOVELY!"
     with on_site(site):
@@ -69,6 +70,34 @@ def test_repeated_first_message_is_counted_per_site_and_bounded(site, gay_site):
         key = cache.make_key("chat:first:" + safety.hashlib.sha256(safety.normalised(text).encode()).hexdigest()[:32])
         ttl = cache._cache.get_client(key).ttl(key)
     assert 0 < ttl <= safety.REPEAT_WINDOW.total_seconds()
+
+
+def test_repeated_first_message_without_the_cache_counts_nothing(site, settings):
+    """The evictable cache away: this one signal is lost (the outage logged once), never
+    the message, and nothing waits for the cache again for its retry time."""
+    from urllib.parse import urlsplit
+
+    from apps.common import cache as common_cache
+    from tests.faults import TcpProxy
+
+    volatile = settings.CACHES["volatile"]
+    target = urlsplit(volatile["LOCATION"])
+    proxy = TcpProxy(target.port or 6379, target.hostname or "127.0.0.1")
+    settings.CACHES = {
+        **settings.CACHES,
+        "volatile": {**volatile, "LOCATION": f"redis://127.0.0.1:{proxy.port}{target.path or '/0'}"},
+    }
+    common_cache.volatile_reset()
+    try:
+        with on_site(site):
+            assert safety.repeated_first_message("same words") is False  # counted: the cache answers
+            proxy.cut()
+            copies = [safety.repeated_first_message("same words") for _ in range(safety.REPEAT_THRESHOLD + 1)]
+        assert copies == [False] * (safety.REPEAT_THRESHOLD + 1)
+        assert not common_cache.volatile_available()
+    finally:
+        proxy.close()
+        common_cache.volatile_reset()
 
 
 def _site_rule(site, rule):
