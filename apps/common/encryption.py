@@ -107,6 +107,16 @@ class EncryptedCharField(models.CharField):
         value = super().get_prep_value(value)
         return secret_encrypt(value) if value else value
 
+    def value_to_string(self, obj) -> str:
+        """What `dumpdata` and every serializer write: the token, never the clear key (a
+        fixture or a backup made that way holds no more than the database does)."""
+        return secret_encrypt(self.value_from_object(obj) or "")
+
+    def to_python(self, value):
+        """A token (from a serialized copy, `loaddata`) is read back to its clear text."""
+        value = super().to_python(value)
+        return secret_decrypt(value) if value and is_token(value) else value
+
 
 def encrypted_fields(model) -> list[EncryptedCharField]:
     return [field for field in model._meta.concrete_fields if isinstance(field, EncryptedCharField)]

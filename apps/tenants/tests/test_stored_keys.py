@@ -228,3 +228,23 @@ def test_keys_stored_in_clear_production_refuses_to_start_without_the_keys():
     assert malformed.returncode != 0 and "SECRETS_KEYS" in malformed.stderr
     started = production(SECRETS_KEYS=f"{Fernet.generate_key().decode()},{Fernet.generate_key().decode()}")
     assert started.returncode == 0 and "started" in started.stdout, started.stderr
+
+
+def test_a_serialized_copy_holds_the_keys_encrypted_and_loads_them_back(keys):
+    """`dumpdata` (and every serializer) writes the token, never the clear key; `loaddata`
+    reads the token back, without encrypting it twice."""
+    from django.core import serializers
+
+    site, private = keys
+    dumped = io.StringIO()
+    call_command("dumpdata", "tenants.site", f"--pks={site.pk}", stdout=dumped)
+    text = dumped.getvalue()
+    assert MOLLIE_KEY not in text and private not in text
+    (copy,) = serializers.deserialize("json", text)
+    assert copy.object.mollie_api_key == MOLLIE_KEY
+    assert copy.object.push_private_key == private
+    Site.objects.filter(pk=site.pk).update(mollie_api_key="", push_private_key="")
+    copy.save()
+    site.refresh_from_db()
+    assert (site.mollie_api_key, site.push_private_key) == (MOLLIE_KEY, private)
+    assert stored_row(site)["mollie_api_key"].startswith("gAAAAA")
