@@ -13,7 +13,10 @@ class AccountsConfig(AppConfig):
     def ready(self) -> None:
         # staff registers the roles' system check; tasks, mail_send, which the outbox
         # queues by name (apps.notifications.outbox).
+        from django.contrib.auth.signals import user_logged_in
+
         from apps.accounts import staff, tasks  # noqa: F401
+        from apps.accounts.signals import language_at_login
         from apps.accounts.staff import roles_on_post_migrate
         from apps.accounts.tracking import (
             COOKIE,
@@ -28,6 +31,8 @@ class AccountsConfig(AppConfig):
 
         # The staff roles (groups) after every migration of the public schema.
         post_migrate.connect(roles_on_post_migrate, sender=self, dispatch_uid="staff-roles")
+        # A member's own language at login (apps.accounts.signals).
+        user_logged_in.connect(language_at_login, dispatch_uid="member-language-at-login")
         # Deleting a user touches only its own schema's tables.
         user_relations_per_schema()
         # Visitors' pages from the cache depend on the tracking cookie and the cookie

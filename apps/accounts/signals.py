@@ -19,3 +19,12 @@ staff_second_step = Signal()
 # reports count it as a visit (apps.conversions). Not sent for an arrival whose redirect
 # the page cache answers (apps.common.page_cache, on the ASGI side).
 tracking_arrived = Signal()
+
+
+def language_at_login(sender, request, user, **kwargs) -> None:
+    """A member logging in gets the pages in their own language from then on (the
+    language cookie, apps.common.i18n), whichever device they chose it on."""
+    from apps.common.i18n import language_remember
+
+    if request is not None and getattr(user, "language", ""):
+        language_remember(request, user.language)

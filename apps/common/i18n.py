@@ -24,6 +24,29 @@ def browser_language(request: HttpRequest, allowed: list[str]) -> str | None:
     return None
 
 
+def language_remember(request: HttpRequest, language: str) -> None:
+    """Keep `language` in the language cookie with this request's answer (written by
+    apps.common.middleware.SiteLocaleMiddleware if the site offers it): a member's choice
+    in the menu or settings, and a member's own language at login, so that a member who
+    chose German on the phone gets German on a new computer too."""
+    request.language_remembered = language
+
+
+def language_cookie_set(request: HttpRequest, response, allowed: list[str]) -> None:
+    """Write the language `language_remember` kept, if allowed and not already there."""
+    language = getattr(request, "language_remembered", None)
+    if not language or language not in allowed or language not in INTERFACE_LANGUAGES:
+        return
+    if request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME) == language:
+        return
+    response.set_cookie(
+        settings.LANGUAGE_COOKIE_NAME,
+        language,
+        max_age=settings.LANGUAGE_COOKIE_AGE,
+        samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+    )
+
+
 def pick_language(request: HttpRequest, site_languages: list[str], domain_language: str | None) -> str:
     """Cookie, then the site's domain language (only when there is no cookie), then
     the browser's language, then English: each only if the site offers it."""

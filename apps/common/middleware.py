@@ -2,7 +2,7 @@ from django.utils import translation
 from django.utils.cache import patch_vary_headers
 
 from apps.common import locale
-from apps.common.i18n import pick_language
+from apps.common.i18n import language_cookie_set, pick_language
 from apps.common.sites import is_public
 from apps.common.storage import cdn_origin
 
@@ -16,9 +16,10 @@ class SiteLocaleMiddleware:
     def __call__(self, request):
         site = getattr(request, "site", None)
         if site is None or is_public(request):
-            language = pick_language(request, ["en"], None)
+            allowed, domain_language = ["en"], None
         else:
-            language = pick_language(request, list(site.languages), site.domain_language or None)
+            allowed, domain_language = list(site.languages), site.domain_language or None
+        language = pick_language(request, allowed, domain_language)
         translation.activate(language)
         request.LANGUAGE_CODE = language
         # Dates and money while the request is handled follow the member's locale
@@ -30,6 +31,7 @@ class SiteLocaleMiddleware:
             locale.unbind()
         patch_vary_headers(response, ("Accept-Language", "Cookie"))
         response.headers.setdefault("Content-Language", language)
+        language_cookie_set(request, response, allowed)
         return response
 
 

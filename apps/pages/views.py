@@ -2,7 +2,6 @@
 
 from urllib.parse import urlencode
 
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -12,6 +11,7 @@ from django.views.decorators.http import require_http_methods
 from apps.accounts.selectors import signup_allowed
 from apps.accounts.services.settings import member_language_set
 from apps.common import page_cache
+from apps.common.i18n import language_remember
 from apps.common.locale import request_country
 from apps.landers.copy import niche_copy
 from apps.landers.selectors import HOME_MOSAIC, THUMB_SIDE, home_cards
@@ -94,12 +94,6 @@ def lang_config(request: HttpRequest) -> HttpResponse:
             return render(request, "pages/lang_config.html", {"languages": languages, "error": True}, status=400)
         if request.user.is_authenticated:
             member_language_set(user=request.user, language=language, languages=site.languages)
-        response = HttpResponseRedirect(next_url)
-        response.set_cookie(
-            settings.LANGUAGE_COOKIE_NAME,
-            language,
-            max_age=settings.LANGUAGE_COOKIE_AGE,
-            samesite=settings.LANGUAGE_COOKIE_SAMESITE,
-        )
-        return response
+        language_remember(request, language)
+        return HttpResponseRedirect(next_url)
     return render(request, "pages/lang_config.html", {"languages": languages})

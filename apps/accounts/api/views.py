@@ -1,6 +1,5 @@
 """The account calls of spec §7: /api/user.php, /api/logout.php, and signup."""
 
-from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -18,6 +17,7 @@ from apps.common.api.base import SiteApiView
 from apps.common.api.permissions import MemberRequired
 from apps.common.api.schema import MEMBER_ONLY
 from apps.common.exceptions import ApplicationError
+from apps.common.i18n import language_remember
 
 _Profile = inline_serializer(
     "UserProfile",
@@ -96,15 +96,9 @@ class UserApi(SiteApiView):
         site = request._request.site
         if not member_language_set(user=request.user, language=data["language"], languages=site.languages):
             raise ApplicationError("invalid_language", _("This language is not available on this site."))
-        response = Response({"user": user_payload(request.user)})
-        response.set_cookie(
-            settings.LANGUAGE_COOKIE_NAME,
-            data["language"],
-            max_age=settings.LANGUAGE_COOKIE_AGE,
-            samesite=settings.LANGUAGE_COOKIE_SAMESITE,
-        )
+        language_remember(request._request, data["language"])
         translation.activate(data["language"])
-        return response
+        return Response({"user": user_payload(request.user)})
 
     @staticmethod
     def _valid(serializer_class, data) -> dict:

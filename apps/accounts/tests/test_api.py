@@ -221,6 +221,32 @@ class TestLogin:
         bad = client.put("/api/user.php", {"language": "pl"}, content_type="application/json")
         assert bad.status_code == 400
 
+    def test_logging_in_on_another_device_brings_the_members_language(self, site, client_for, member):
+        """The language chosen on one device (kept on the account) is the pages' language
+        on the next device the member logs in on, even where the browser asks for
+        another; a language the site no longer offers is left alone."""
+        phone = client_for(site)
+        post(phone, "/api/user.php", {"email": "anna@example.com", "password": PASSWORD})
+        phone.put("/api/user.php", {"language": "fr"}, content_type="application/json")
+        computer = client_for(site)
+        computer.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"
+        assert computer.get("/").headers["Content-Language"] == "en"
+        login = post(computer, "/api/user.php", {"email": "anna@example.com", "password": PASSWORD})
+        assert login.cookies[settings.LANGUAGE_COOKIE_NAME].value == "fr"
+        assert computer.get("/").headers["Content-Language"] == "fr"
+        # Logging in again with the cookie already right writes nothing.
+        computer.get("/api/logout.php")
+        again = post(computer, "/api/user.php", {"email": "anna@example.com", "password": PASSWORD})
+        assert settings.LANGUAGE_COOKIE_NAME not in again.cookies
+        # The site stops offering French: the next login keeps the browser's choice.
+        site.languages = [code for code in site.languages if code != "fr"]
+        site.save(update_fields=["languages"])
+        laptop = client_for(site)
+        laptop.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"
+        third = post(laptop, "/api/user.php", {"email": "anna@example.com", "password": PASSWORD})
+        assert settings.LANGUAGE_COOKIE_NAME not in third.cookies
+        assert laptop.get("/").headers["Content-Language"] == "en"
+
     def test_the_user_object_shows_only_the_members_own_email(self, site, client_for, member):
         client = client_for(site)
         post(client_for(site), "/api/signup.php", signup_data(email="bob@example.com", name="Bob"))
