@@ -22,9 +22,14 @@ tracking_arrived = Signal()
 
 
 def language_at_login(sender, request, user, **kwargs) -> None:
-    """A member logging in gets the pages in their own language from then on (the
-    language cookie, apps.common.i18n), whichever device they chose it on."""
+    """A member logging in on a browser that has no language chosen gets the pages in
+    their own language from then on (the language cookie, apps.common.i18n), whichever
+    device they chose it on. A language chosen on this browser stays."""
+    from django.conf import settings
+
     from apps.common.i18n import language_remember
 
-    if request is not None and getattr(user, "language", ""):
+    if request is None or not getattr(user, "language", ""):
+        return
+    if settings.LANGUAGE_COOKIE_NAME not in request.COOKIES:
         language_remember(request, user.language)

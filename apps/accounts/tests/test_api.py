@@ -238,6 +238,12 @@ class TestLogin:
         computer.get("/api/logout.php")
         again = post(computer, "/api/user.php", {"email": "anna@example.com", "password": PASSWORD})
         assert settings.LANGUAGE_COOKIE_NAME not in again.cookies
+        # A language chosen on a browser stays that browser's.
+        tablet = client_for(site)
+        tablet.post("/lang-config", {"language": "en", "next": "/"})
+        chosen = post(tablet, "/api/user.php", {"email": "anna@example.com", "password": PASSWORD})
+        assert settings.LANGUAGE_COOKIE_NAME not in chosen.cookies
+        assert tablet.get("/").headers["Content-Language"] == "en"
         # The site stops offering French: the next login keeps the browser's choice.
         site.languages = [code for code in site.languages if code != "fr"]
         site.save(update_fields=["languages"])
