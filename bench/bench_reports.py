@@ -2,7 +2,9 @@
 traffic source"): /admin/reports/ for all sites over 365 days, broken down by network
 and by site, against the site list of the operators' admin (/admin/tenants/site/) in the
 same run, both as an operator's browser asks them (the test client, logged in with both
-steps). Goal: the dashboard's p95 at most 5x the site list's.
+steps). Goals: the dashboard's p95 at most 5x the site list's, and at most 1 s itself;
+the row is met only when both are. Timed: the default view and each breakdown over the
+year (network, site, ref, sub1, lander, campaign; per day, week and month), uncached.
 
 The data: --sites Site rows (rows only: the dashboard reads the public schema's rollups,
 never a site's schema), and 100,000 signups and 20,000 purchases spread at random over
@@ -21,6 +23,7 @@ from bench.common import Result, log
 
 NAME = "reports"
 GOAL = 5.0
+LIMIT_SECONDS = 1.0  # and the dashboard's own p95 at most this, whatever the site list takes
 SIGNUPS = 100_000
 PURCHASES = 20_000
 DAYS = 365
@@ -29,7 +32,7 @@ WARMUP = 5
 
 
 def title(sites: int) -> str:
-    return f"revenue dashboard, {sites} sites x 1 year: p95 vs site list"
+    return f"revenue dashboard, {sites} sites x 1 year: p95 vs site list, and absolute"
 
 
 def _sites(count: int) -> list[int]:
@@ -104,6 +107,20 @@ def _p95(client, path: str, params: dict | None = None) -> tuple[float, float]:
     return times[int(len(times) * 0.95) - 1], statistics.median(times)
 
 
+# The views timed, all over the whole year unless "start" is left out (then the default
+# 30 days): the breakdowns and periods an operator switches between.
+VIEWS = (
+    ("default view (30 days, by network per day)", {}),
+    ("by network per month", {"by": "network", "period": "month"}),
+    ("by site per week", {"by": "site", "period": "week"}),
+    ("by ref per day", {"by": "ref", "period": "day"}),
+    ("by sub1 per week", {"by": "sub1", "period": "week"}),
+    ("by lander per month", {"by": "lander", "period": "month"}),
+    ("by campaign per day", {"by": "campaign", "period": "day"}),
+    ("one network by site per day", {"by": "site", "period": "day", "net": "adnet"}),
+)
+
+
 def run(options) -> Result:
     from django.db import connection
     from django.utils import timezone
@@ -111,7 +128,12 @@ def run(options) -> Result:
     from apps.tenants.services import public_site_ensure
     from tests.staff import staff_client, staff_member
 
-    result = Result(name=NAME, title=title(options.sites), goal=f"<= {GOAL:g}x", ratio_format="{:.2f}x")
+    result = Result(
+        name=NAME,
+        title=title(options.sites),
+        goal=f"<= {GOAL:g}x, p95 <= {LIMIT_SECONDS * 1000:.0f} ms",
+        ratio_format="{:.2f}x",
+    )
     public_site_ensure(domain="admin.localhost")
     site_ids = _sites(options.sites)
     started = time.perf_counter()
@@ -122,29 +144,38 @@ def run(options) -> Result:
     client = staff_client(staff_member("superuser", "bench-reports"))
     start = (timezone.localdate() - timedelta(days=DAYS - 1)).isoformat()
     site_list_p95, site_list_median = _p95(client, "/admin/tenants/site/")
-    by_network_p95, by_network_median = _p95(
-        client, "/admin/reports/", {"start": start, "by": "network", "period": "month"}
-    )
-    by_site_p95, by_site_median = _p95(client, "/admin/reports/", {"start": start, "by": "site", "period": "week"})
-    dashboard = max(by_network_p95, by_site_p95)
+    views = {}
+    for label, params in VIEWS:
+        query = {**params, "start": start} if params else {}
+        p95, median = _p95(client, "/admin/reports/", query)
+        views[label] = {"p95": round(p95 * 1000, 1), "median": round(median * 1000, 1), "query": query}
+    slowest = max(views, key=lambda label: views[label]["p95"])
+    dashboard = views[slowest]["p95"] / 1000
     result.baseline, result.baseline_label = site_list_p95, f"site list p95 {site_list_p95 * 1000:.0f} ms"
-    result.measured, result.measured_label = dashboard, f"dashboard p95 {dashboard * 1000:.0f} ms"
+    result.measured = dashboard
+    result.measured_label = f"dashboard p95 {dashboard * 1000:.0f} ms (slowest view)"
     result.ratio = dashboard / site_list_p95
-    result.goal_met = result.ratio <= GOAL
+    within_ratio = result.ratio <= GOAL
+    within_limit = dashboard <= LIMIT_SECONDS
+    result.goal_met = within_ratio and within_limit
     result.details = {
         "sites": len(site_ids),
         "signups": SIGNUPS,
         "purchases": PURCHASES,
         "rollup_rows": rows,
         "site_list_ms": {"p95": round(site_list_p95 * 1000, 1), "median": round(site_list_median * 1000, 1)},
-        "by_network_year_per_month_ms": {
-            "p95": round(by_network_p95 * 1000, 1),
-            "median": round(by_network_median * 1000, 1),
-        },
-        "by_site_year_per_week_ms": {"p95": round(by_site_p95 * 1000, 1), "median": round(by_site_median * 1000, 1)},
+        "dashboard_ms": views,
+        "slowest_view": slowest,
+        "ratio_goal_met": within_ratio,
+        "limit_goal_met": within_limit,
     }
     result.notes.append(
-        f"all sites, 365 days: by network per month p95 {by_network_p95 * 1000:.0f} ms, "
-        f"by site per week p95 {by_site_p95 * 1000:.0f} ms; site list p95 {site_list_p95 * 1000:.0f} ms"
+        f"slowest view: {slowest}, p95 {dashboard * 1000:.0f} ms "
+        f"({'within' if within_limit else 'over'} {LIMIT_SECONDS * 1000:.0f} ms; "
+        f"ratio {result.ratio:.2f}x, {'within' if within_ratio else 'over'} {GOAL:g}x); "
+        f"site list p95 {site_list_p95 * 1000:.0f} ms"
+    )
+    result.notes.append(
+        "p95 per view (ms): " + ", ".join(f"{label} {numbers['p95']:.0f}" for label, numbers in views.items())
     )
     return result

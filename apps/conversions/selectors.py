@@ -1,18 +1,19 @@
 """The revenue dashboard's numbers, read from the daily rollups only (never a site's
-own tables): totals per group of the breakdown, and a series per day, week or month."""
+own tables): totals per group of the breakdown, and a series per day, week or month,
+from one query over the days' rows (the series is summed per day in SQL and per week or
+month here, a few hundred rows at most)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 
-from django.db.models import F, Sum
-from django.db.models.functions import TruncDay, TruncMonth, TruncWeek
+from django.db import connection
 
 from apps.conversions.models import DailyRollup
 
-PERIODS = {"day": TruncDay, "week": TruncWeek, "month": TruncMonth}
+PERIODS = ("day", "week", "month")
 BREAKDOWNS = ("site", "network", "ref", "sub1", "lander", "campaign")
 COUNTS = ("visits", "signups", "confirmations", "first_purchases", "purchases", "refunds", "chargebacks")
 MONEY = ("revenue", "refunded", "charged_back")
@@ -50,39 +51,87 @@ class Line:
         )
 
 
-def _rows(*, first: date, last: date, site_id: int | None, network: str, group: list, extra: dict):
-    rows = DailyRollup.objects.filter(day__gte=first, day__lte=last)
+# The columns a breakdown groups by; also the only names that reach the SQL below.
+_COLUMNS = {
+    "site": "site_id",
+    "network": "network",
+    "ref": "ref",
+    "sub1": "sub1",
+    "lander": "lander",
+    "campaign": "campaign",
+}
+# Money is only on the rows with a currency (the purchases'), so the other rows (most of
+# them: signups and visits) skip its bigint sums, the costly ones (they add in numeric).
+_SUMS = ", ".join(
+    [f"SUM({name})::bigint AS {name}" for name in COUNTS]
+    + [f"SUM({name}) FILTER (WHERE currency <> '')::bigint AS {name}" for name in MONEY]
+)
+
+
+def period_start(day: date, period: str) -> date:
+    """The first day of the day's period: the day, its ISO week's Monday, or the first
+    of its month."""
+    if period == "week":
+        return day - timedelta(days=day.weekday())
+    if period == "month":
+        return day.replace(day=1)
+    return day
+
+
+def _rows(*, first: date, last: date, site_id: int | None, network: str, column: str) -> list[dict]:
+    """One scan of the days' rollups, summed twice at once (GROUPING SETS): per group of
+    the breakdown and currency, and per day and currency. A row's `by_day` says which."""
+    where, params = ["day >= %s", "day <= %s"], [first, last]
     if site_id is not None:
-        rows = rows.filter(site_id=site_id)
+        where.append("site_id = %s")
+        params.append(site_id)
     if network:
-        rows = rows.filter(network=network)
-    sums = {name: Sum(name) for name in (*COUNTS, *MONEY)}
-    return rows.annotate(**extra).values(*group, "currency").annotate(**sums).order_by()
+        where.append("network = %s")
+        params.append(network)
+    # Table and column names come from the model and _COLUMNS, values are parameters.
+    sql = (
+        f"SELECT {column} AS key, day, currency, GROUPING(day) = 0 AS by_day, {_SUMS} "  # noqa: S608
+        f"FROM {DailyRollup._meta.db_table} WHERE {' AND '.join(where)} "
+        f"GROUP BY GROUPING SETS (({column}, currency), (day, currency))"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        names = [column.name for column in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
-def report(*, first: date, last: date, site_id: int | None, period: str, by: str, network: str = "") -> dict:
+def report(
+    *, first: date, last: date, site_id: int | None, period: str, by: str, network: str = "", site_names=None
+) -> dict:
     """Totals, the breakdown (by `by`) and the series (per `period`) of the days from
-    `first` to `last`, of one site or all."""
+    `first` to `last`, of one site or all, from one query. `site_names` (pk to name) labels
+    the sites of a breakdown by site; without it they are read."""
     from apps.tenants.models import Site
 
-    key = "site_id" if by == "site" else by
+    if period not in PERIODS or by not in _COLUMNS:
+        raise ValueError(f"no such period or breakdown: {period!r}, {by!r}")
     total = Line("total")
-    groups: dict[str, Line] = {}
-    for row in _rows(first=first, last=last, site_id=site_id, network=network, group=[key], extra={}):
-        total.add(row)
-        label = row[key]
-        groups.setdefault(label, Line(str(label))).add(row)
-    if by == "site":
-        names = dict(Site.objects.filter(pk__in=[k for k in groups if k]).values_list("pk", "name"))
-        for site_key, line in groups.items():
-            line.label = names.get(site_key, str(site_key))
+    groups: dict = {}
     series: dict[date, Line] = {}
-    trunc = PERIODS[period]
-    extra = {"period": trunc(F("day"))}
-    for row in _rows(first=first, last=last, site_id=site_id, network=network, group=["period"], extra=extra):
-        start = row["period"].date() if hasattr(row["period"], "date") else row["period"]
-        series.setdefault(start, Line(start.isoformat())).add(row)
-    currencies = sorted(total.money["revenue"], key=lambda c: -total.money["revenue"][c]) or []
+    for row in _rows(first=first, last=last, site_id=site_id, network=network, column=_COLUMNS[by]):
+        if row["by_day"]:
+            start = period_start(row["day"], period)
+            line = series.get(start)
+            if line is None:
+                line = series[start] = Line(start.isoformat())
+            line.add(row)
+        else:
+            total.add(row)
+            line = groups.get(row["key"])
+            if line is None:
+                line = groups[row["key"]] = Line(str(row["key"]))
+            line.add(row)
+    if by == "site":
+        if site_names is None:
+            site_names = dict(Site.objects.filter(pk__in=[k for k in groups if k]).values_list("pk", "name"))
+        for site_key, line in groups.items():
+            line.label = site_names.get(site_key, str(site_key))
+    currencies = sorted(total.money["revenue"], key=lambda c: -total.money["revenue"][c])
     ordered = sorted(
         groups.values(),
         key=lambda line: (-line.counts["signups"], -sum(line.money["revenue"].values()), line.label),
@@ -93,3 +142,15 @@ def report(*, first: date, last: date, site_id: int | None, period: str, by: str
         "series": [series[start] for start in sorted(series)],
         "currencies": currencies,
     }
+
+
+def others(lines: list[Line], label: str) -> Line:
+    """One line with the sums of `lines` (the groups past the ones a page shows)."""
+    line = Line(label)
+    for other in lines:
+        for name in COUNTS:
+            line.counts[name] += other.counts[name]
+        for name in MONEY:
+            for currency, value in other.money[name].items():
+                line.money[name][currency] += value
+    return line

@@ -14,15 +14,18 @@ from datetime import timedelta
 from django import forms
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
+from django.forms.utils import flatatt
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.template.response import TemplateResponse
 from django.utils import timezone
+from django.utils.html import escape, format_html
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from apps.common.exceptions import error_body
 from apps.common.spreadsheet import Echo, csv_cell
-from apps.conversions.selectors import GROUPS_SHOWN, report
+from apps.conversions.selectors import GROUPS_SHOWN, others, report
 
 PERMISSION = "conversions.view_reports"
 MAX_DAYS = 3 * 366
@@ -30,8 +33,28 @@ DEFAULT_DAYS = 30
 CHART_WIDTH, CHART_HEIGHT, CHART_PAD = 640, 200, 4
 
 
+class QuickSelect(forms.Select):
+    """A <select> written in one pass: a thousand sites' options through the widget
+    templates, one template each, took longer than the dashboard's query."""
+
+    def render(self, name, value, attrs=None, renderer=None):
+        final = self.build_attrs(self.attrs, {**(attrs or {}), "name": name})
+        chosen = set(self.format_value(value))
+        options = "".join(
+            f'<option value="{escape(key)}"{" selected" if str(key) in chosen else ""}>{escape(label)}</option>'
+            for key, label in self.choices
+        )
+        return format_html("<select{}>{}</select>", flatatt(final), mark_safe(options))  # noqa: S308 - escaped
+
+
+def site_choices() -> list[tuple[int, str]]:
+    from apps.tenants.models import Site
+
+    return list(Site.objects.exclude(schema_name="public").order_by("name").values_list("pk", "name"))
+
+
 class ReportForm(forms.Form):
-    site = forms.TypedChoiceField(label=_("site"), required=False, coerce=int, empty_value=None)
+    site = forms.TypedChoiceField(label=_("site"), required=False, coerce=int, empty_value=None, widget=QuickSelect)
     start = forms.DateField(label=_("from"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
     end = forms.DateField(label=_("to"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
     period = forms.ChoiceField(
@@ -53,12 +76,10 @@ class ReportForm(forms.Form):
     # out of the address as a partner's parameter.
     net = forms.CharField(label=_("network"), required=False, max_length=100)
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, sites: list[tuple[int, str]] | None = None, **kwargs):
         super().__init__(*args, **kwargs)
-        from apps.tenants.models import Site
-
-        sites = Site.objects.exclude(schema_name="public").order_by("name").values_list("pk", "name")
-        self.fields["site"].choices = [("", gettext("All sites")), *sites]
+        self.sites = site_choices() if sites is None else sites
+        self.fields["site"].choices = [("", gettext("All sites")), *self.sites]
 
     def clean_net(self) -> str:
         return self.cleaned_data["net"].strip().lower()
@@ -105,6 +126,28 @@ def _line_cells(line, currencies: list[str]) -> dict:
     }
 
 
+_COUNT_CELLS = ("visits", "signups", "confirmations", "first_purchases", "purchases")
+
+
+def _table_rows(lines: list[dict], *, kind: str, css: str = "") -> str:
+    """The <tr>s of the series ("series") or breakdown ("groups") table in one pass: a
+    year per day is 365 rows of a dozen cells, too many for a template's variables. The
+    cells are numbers and rates this module formats; only the label is escaped."""
+    row_class = f' class="{css}" data-testid="{css}"' if css else ""
+    rows = []
+    for cells in lines:
+        values = [cells["counts"][name] for name in _COUNT_CELLS]
+        if kind == "series":
+            values += [*cells["revenue"], cells["counts"]["refunds"], cells["counts"]["chargebacks"]]
+        else:
+            values += [value for pair in cells["money_pairs"] for value in pair]
+            values += [cells["counts"]["refunds"], cells["counts"]["chargebacks"]]
+            values += [cells["visit_rate"], cells["buy_rate"]]
+        tds = "".join(f'<td class="num">{value}</td>' for value in values)
+        rows.append(f'<tr{row_class}><th scope="row">{escape(cells["label"])}</th>{tds}</tr>')
+    return mark_safe("\n".join(rows))  # noqa: S308 - numbers, and the label escaped
+
+
 def _bars(values: list[int], labels: list[str]) -> dict:
     """Bars of a chart: geometry in the SVG's own units, drawn by the template."""
     top = max(values, default=0) or 1
@@ -125,6 +168,17 @@ def _bars(values: list[int], labels: list[str]) -> dict:
             }
         )
     return {"bars": bars, "width": CHART_WIDTH, "height": CHART_HEIGHT, "top": top}
+
+
+def _bars_svg(chart: dict, css: str) -> str:
+    """The chart's <rect>s (numbers, and the period's label escaped)."""
+    return mark_safe(  # noqa: S308 - numbers, and the label escaped
+        "".join(
+            f'<rect class="bar-{css}" x="{bar["x"]}" y="{bar["y"]}" width="{bar["width"]}" '
+            f'height="{bar["height"]}"><title>{escape(bar["label"])}: {bar["value"]}</title></rect>'
+            for bar in chart["bars"]
+        )
+    )
 
 
 def _csv(data: dict, form_data: dict) -> StreamingHttpResponse:
@@ -167,7 +221,7 @@ def _csv(data: dict, form_data: dict) -> StreamingHttpResponse:
 def reports_view(request: HttpRequest) -> HttpResponse:
     if not request.user.has_perm(PERMISSION):
         raise PermissionDenied
-    form = ReportForm(request.GET)
+    form = ReportForm(request.GET, sites=site_choices())
     wants_csv = request.GET.get("export") == "csv"
     if not form.is_valid():
         if wants_csv:
@@ -179,7 +233,7 @@ def reports_view(request: HttpRequest) -> HttpResponse:
         # The form shows the days the numbers are of, also when they were left empty.
         shown = form.data.copy()
         shown["start"], shown["end"] = data_in["start"].isoformat(), data_in["end"].isoformat()
-        form = ReportForm(shown)
+        form = ReportForm(shown, sites=form.sites)
         form.is_valid()
     data = report(
         first=data_in["start"],
@@ -188,6 +242,7 @@ def reports_view(request: HttpRequest) -> HttpResponse:
         period=data_in["period"],
         by=data_in["by"],
         network=data_in.get("net", ""),
+        site_names=dict(form.sites),
     )
     if wants_csv:
         return _csv(data, data_in)
@@ -200,24 +255,39 @@ def _page(request, form, data, *, filters=None, status=200) -> TemplateResponse:
         currencies = data["currencies"]
         main = currencies[0] if currencies else ""
         series = data["series"]
+        shown, rest = data["groups"][:GROUPS_SHOWN], data["groups"][GROUPS_SHOWN:]
         labels = [line.label for line in series]
         query = request.GET.copy()
         query["export"] = "csv"
+        groups = [_line_cells(line, currencies) for line in shown]
+        series_cells = [_line_cells(line, currencies) for line in series]
+        charts = [
+            (_bars([line.counts["signups"] for line in series], labels), gettext("Signups"), "signups"),
+            (
+                _bars([line.money["revenue"].get(main, 0) // 100 for line in series], labels),
+                gettext("Revenue") + (f" ({main})" if main else ""),
+                "revenue",
+            ),
+        ]
+        for chart, _name, css in charts:
+            chart["svg"] = _bars_svg(chart, css)
+        others_row = ""
+        if rest:
+            label = gettext("All others (%(count)s)") % {"count": len(rest)}
+            others_row = _table_rows(
+                [_line_cells(others(rest, label), currencies)], kind="groups", css="reports-others"
+            )
         context.update(
             currencies=currencies,
             main_currency=main,
             total=_line_cells(data["total"], currencies),
-            groups=[_line_cells(line, currencies) for line in data["groups"][:GROUPS_SHOWN]],
-            groups_cut=max(len(data["groups"]) - GROUPS_SHOWN, 0),
-            series=[_line_cells(line, currencies) for line in series],
-            charts=[
-                (_bars([line.counts["signups"] for line in series], labels), gettext("Signups"), "signups"),
-                (
-                    _bars([line.money["revenue"].get(main, 0) // 100 for line in series], labels),
-                    gettext("Revenue") + (f" ({main})" if main else ""),
-                    "revenue",
-                ),
-            ],
+            groups=groups,
+            groups_html=_table_rows(groups, kind="groups"),
+            groups_cut=len(rest),
+            others_html=others_row,
+            series=series_cells,
+            series_html=_table_rows(series_cells, kind="series"),
+            charts=charts,
             csv_query=query.urlencode(),
             filters=filters,
             by_label=dict(form.fields["by"].choices).get(filters["by"], filters["by"]),

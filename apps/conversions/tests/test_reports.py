@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from apps.conversions.models import DailyRollup, Event, Network, Postback, PostbackRule
 from apps.conversions.rollups import rollup_add, rollups_rebuild
+from apps.tenants.models import Site
 from tests.staff import staff_client, staff_member
 
 pytestmark = pytest.mark.django_db
@@ -125,6 +126,103 @@ class TestDashboard:
 
         response = Client(HTTP_HOST="admin.localhost").get("/admin/reports/")
         assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def _queries(client, query: dict) -> list[str]:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get("/admin/reports/", query)
+    assert response.status_code == 200
+    return [entry["sql"] for entry in captured.captured_queries]
+
+
+def _more_sites(count: int) -> list[int]:
+    """Site rows only (no schemas), as the dashboard needs nothing else of a site."""
+    from apps.tenants.models import Company, Site
+
+    company = Company.objects.create(name="Rows B.V.", address="Rijstraat 1", city="Utrecht", country="NL")
+    Site.objects.bulk_create(
+        [Site(name=f"Rows {number:03d}", schema_name=f"rows_{number:03d}", company=company) for number in range(count)]
+    )
+    return list(Site.objects.filter(schema_name__startswith="rows_").values_list("pk", flat=True))
+
+
+class TestDashboardQueries:
+    """The page's queries are a fixed few, whatever the view and however many sites,
+    sources and days: the rollups are read in one query (both the breakdown and the
+    series), the sites (the filter's list, and the breakdown's names) in one."""
+
+    VIEWS = [
+        {"by": by, "period": period, "start": (TODAY - timedelta(days=364)).isoformat()}
+        for by in ("site", "network", "ref", "sub1", "lander", "campaign")
+        for period in ("day", "week", "month")
+    ]
+
+    def test_one_rollup_query_and_one_site_query_for_every_view(self, numbers, site):
+        client = operator_client()
+        client.get("/admin/")  # the session's first request writes to it; later ones do not
+        counts = set()
+        for query in [{}, {"site": site.pk, "net": "adnet"}, *self.VIEWS]:
+            sql = _queries(client, query)
+            assert sum("conversions_dailyrollup" in statement for statement in sql) == 1, query
+            assert sum('FROM "tenants_site"' in statement for statement in sql) == 1, query
+            counts.add(len(sql))
+        # search_path, session, user, TOTP device, the operator's two permission
+        # queries, the sites, the rollups.
+        assert counts == {8}
+
+    def test_the_count_does_not_grow_with_sites_sources_and_days(self, numbers):
+        client = operator_client()
+        query = {"by": "site", "period": "week", "start": (TODAY - timedelta(days=364)).isoformat()}
+        before = len(_queries(client, query))
+        for number, site_id in enumerate(_more_sites(120)):
+            tracking = {"network": f"net{number % 7}", "ref": f"r{number}", "campaign": f"c{number % 3}"}
+            day = TODAY - timedelta(days=number * 3)
+            rollup_add(site_id=site_id, tracking=tracking, day=day, signups=1 + number)
+            rollup_add(site_id=site_id, tracking=tracking, day=day, currency="EUR", first_purchases=1, revenue=995)
+        after = _queries(client, query)
+        assert len(after) == before
+        assert sum("conversions_dailyrollup" in statement for statement in after) == 1
+
+
+class TestBreakdownAndSeries:
+    def test_a_long_breakdown_ends_in_one_row_of_all_the_others(self, numbers, monkeypatch):
+        from apps.conversions import views
+
+        site_ids = _more_sites(5)
+        for number, site_id in enumerate(site_ids):
+            rollup_add(site_id=site_id, tracking={"network": "adnet"}, signups=10 + number)
+        monkeypatch.setattr(views, "GROUPS_SHOWN", 3)
+        response = operator_client().get("/admin/reports/", {"by": "site"})
+        groups = response.context["groups"]
+        assert [line["counts"]["signups"] for line in groups] == [14, 13, 12]
+        html = response.content.decode()
+        others = html.split('data-testid="reports-others"')[1].split("</tr>")[0]
+        # The two demo sites (4 and 2 signups) and the rows sites with 11 and 10.
+        assert "All others (4)" in others and '<td class="num">27</td>' in others
+        assert response.context["groups_cut"] == 4
+        total = response.context["total"]["counts"]["signups"]
+        assert total == sum(line["counts"]["signups"] for line in groups) + 27
+
+    def test_weeks_start_on_monday_and_add_up_to_the_total(self, numbers):
+        from datetime import date
+
+        response = operator_client().get(
+            "/admin/reports/", {"by": "network", "period": "week", "start": (TODAY - timedelta(days=89)).isoformat()}
+        )
+        series = response.context["series"]
+        assert all(date.fromisoformat(line["label"]).weekday() == 0 for line in series)
+        assert sum(line["counts"]["signups"] for line in series) == response.context["total"]["counts"]["signups"]
+        assert response.context["total"]["counts"]["signups"] == 106
+
+    def test_the_site_filter_renders_every_site_once_and_marks_the_chosen(self, numbers, site):
+        html = operator_client().get("/admin/reports/", {"site": site.pk}).content.decode()
+        select = html.split('name="site"')[1].split("</select>")[0]
+        assert select.count("<option") == Site.objects.exclude(schema_name="public").count() + 1
+        assert f'<option value="{site.pk}" selected>' in select
+        assert select.count(" selected") == 1
 
 
 class TestRebuild:
