@@ -233,8 +233,8 @@ def reports_view(request: HttpRequest) -> HttpResponse:
         # The form shows the days the numbers are of, also when they were left empty.
         shown = form.data.copy()
         shown["start"], shown["end"] = data_in["start"].isoformat(), data_in["end"].isoformat()
-        form = ReportForm(shown, sites=form.sites)
-        form.is_valid()
+        # The fields read their values from the data when drawn; validated once is enough.
+        form.data = shown
     data = report(
         first=data_in["start"],
         last=data_in["end"],
