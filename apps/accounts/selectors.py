@@ -57,7 +57,12 @@ def profile_summary(profile) -> dict:
         "country": profile.country.code if profile.country else None,
         "region": profile.region or None,
         "city": profile.city or None,
-        "main_image": {"filename": main.image.url, "thumb_filename": main.thumb.url} if main else None,
+        # The member's own main photo, whatever its state (only they get this answer);
+        # the match modal's rendition is the photo itself (docs/decisions.md, "The match
+        # modal's photo").
+        "main_image": {"filename": main.image.url, "thumb_filename": main.thumb.url, "match_filename": main.image.url}
+        if main
+        else None,
     }
 
 

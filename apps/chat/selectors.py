@@ -16,7 +16,7 @@ from apps.chat.payloads import gift_name, message_payload, message_preview
 from apps.chat.pricing import message_cost
 from apps.common.exceptions import ApplicationError
 from apps.profiles.models import Block
-from apps.profiles.selectors import public_thumb_url
+from apps.profiles.selectors import public_main_image
 
 # The chat list is long enough for anyone; older chats come back with a new message.
 CHATS_LIMIT = 500
@@ -48,11 +48,10 @@ def conversation_peer(*, user, conversation_id: int) -> int | None:
 
 
 def _profile_summary(profile) -> dict:
-    thumb = public_thumb_url(profile)
     return {
         "id": profile.pk,
         "name": profile.name,
-        "main_image": {"thumb_filename": thumb} if thumb else None,
+        "main_image": public_main_image(profile),
         "is_fictional": profile.is_fictional,
     }
 

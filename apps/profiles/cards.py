@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 # Up to accounts: a card's age is the account's rule (the member and the date of birth are the account's).
 from apps.accounts.selectors import age_on
 from apps.profiles.models import Profile
-from apps.profiles.selectors import profile_verified, public_thumb_url
+from apps.profiles.selectors import profile_verified, public_main_image
 from apps.tenants.constants import interest_label
 from apps.tenants.current import current_site
 from apps.tenants.models import Site, _default_visible_fields
@@ -41,6 +41,11 @@ CARD_FIELDS = (
     "created",
     "main_photo__status",
     "main_photo__thumb",
+    # The match modal's picture (main_image.match_filename); an ImageField reads its
+    # dimension fields when the row loads, so they come along (no query per card).
+    "main_photo__image",
+    "main_photo__width",
+    "main_photo__height",
     "main_photo__verified",
 )
 CARD_INTERESTS = 3
@@ -149,14 +154,13 @@ def profile_card(profile: Profile, *, today: date | None = None, site: Site | No
     the site of the connection's schema."""
     site = site or current_site()
     shown = shown_fields(site)
-    thumb = public_thumb_url(profile)
     return {
         **card_basics(profile, shown, today),
         "country": country_code(profile) if "country" in shown else "",
         "facts": card_facts(profile, shown),
         "notes": profile_notes(profile, site),
         "fictional": fictional_label(profile, site),
-        "main_image": {"thumb_filename": thumb} if thumb else None,
+        "main_image": public_main_image(profile),
         "is_fictional": profile.is_fictional,
         "is_cam": profile.is_cam,
     }

@@ -73,6 +73,19 @@ def public_thumb_url(profile: Profile) -> str | None:
     return cdn_url(photo.thumb.url)
 
 
+def public_main_image(profile: Profile) -> dict | None:
+    """The main photo as others may see it (only an approved one), spec §3 "main_image
+    (may be null; has a match path)": `thumb_filename`, the 400 px square thumbnail the
+    lists show, and `match_filename`, what the match modal shows in its large circle:
+    the re-encoded photo itself (docs/decisions.md, "The match modal's photo"). Reads
+    only the main photo the caller loaded with the profile."""
+    thumb = public_thumb_url(profile)
+    if thumb is None:
+        return None
+    photo = profile.main_photo
+    return {"thumb_filename": thumb, "match_filename": cdn_url(photo.image.url) if photo.image else thumb}
+
+
 def photos_visible_to(viewer, profile: Profile) -> QuerySet[Photo]:
     """The profile's photos the viewer may see: the owner all of their own (with their
     status), everyone else only approved ones. Oldest first."""

@@ -9,6 +9,7 @@
 import type { ImgHTMLAttributes, ReactNode } from "react";
 
 import { Silhouette } from "./silhouette";
+import type { MainImage } from "./store";
 
 export { Silhouette };
 
@@ -42,7 +43,7 @@ export interface CardText {
 /** The part of a card CardPhoto reads. */
 export interface CardImage {
   name: string;
-  main_image: { thumb_filename: string } | null;
+  main_image: MainImage | null;
 }
 
 /**

@@ -132,12 +132,22 @@ export interface LastOpenedChat {
   at: string;
 }
 
+/**
+ * A profile's main photo (spec §3 "main_image (may be null; has a match path)"): the square
+ * thumbnail the lists show and the picture the match modal shows large (docs/decisions.md,
+ * "The match modal's photo").
+ */
+export interface MainImage {
+  thumb_filename: string;
+  match_filename: string;
+}
+
 /** One chat of the member's list (GET /api/chats.php "chats"; docs/chat.md). */
 export interface ChatSummary {
   conversation: number;
   profile: number;
   name: string;
-  main_image: { thumb_filename: string } | null;
+  main_image: MainImage | null;
   is_fictional?: boolean;
   last_message: {
     id: number;

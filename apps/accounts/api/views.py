@@ -18,6 +18,7 @@ from apps.common.api.permissions import MemberRequired
 from apps.common.api.schema import MEMBER_ONLY
 from apps.common.exceptions import ApplicationError
 from apps.common.i18n import language_remember
+from apps.profiles.api.answers import OwnMainImageOutput
 
 _Profile = inline_serializer(
     "UserProfile",
@@ -30,7 +31,7 @@ _Profile = inline_serializer(
         "country": serializers.CharField(allow_null=True),
         "region": serializers.CharField(allow_null=True),
         "city": serializers.CharField(allow_null=True),
-        "main_image": serializers.DictField(allow_null=True),
+        "main_image": OwnMainImageOutput(allow_null=True),
     },
     allow_null=True,
 )

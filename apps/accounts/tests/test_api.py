@@ -309,3 +309,20 @@ def test_the_signup_message_goes_only_to_an_active_profile(site, client_for):
     )
     with on_site(site):
         assert list(SignupMessage.objects.values_list("profile_id", "text")) == [(active.pk, "Hi Carla!")]
+
+
+def test_the_member_gets_their_own_main_photo_with_its_match_picture(site, client_for):
+    """GET /api/user.php: the own main photo, waiting or not, with the picture the match
+    modal shows (the photo itself, docs/decisions.md "The match modal's photo")."""
+    from apps.profiles.tests.helpers_view import logged_in, member, photos_add
+
+    anna = member(site, "Anna")
+    client = logged_in(site, client_for, anna)
+    assert client.get("/api/user.php").json()["user"]["profile"]["main_image"] is None
+    [photo] = photos_add(site, anna, 1, status="pending")
+    main_image = client.get("/api/user.php").json()["user"]["profile"]["main_image"]
+    assert main_image == {
+        "filename": photo.image.url,
+        "thumb_filename": photo.thumb.url,
+        "match_filename": photo.image.url,
+    }

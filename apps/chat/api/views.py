@@ -36,6 +36,7 @@ from apps.common.api.parsers import SafeJSONParser
 from apps.common.api.permissions import MemberRequired
 from apps.common.api.schema import MEMBER_ONLY
 from apps.common.realtime import after_response, run_after_sent
+from apps.profiles.api.answers import MainImageOutput
 
 # What a visitor calling the chat is asked (lazy: read in the visitor's language).
 CHAT_LOGIN_MESSAGE = gettext_lazy("Log in or sign up to chat.")
@@ -67,6 +68,8 @@ ChatsOutput = inline_serializer(
                 "conversation": serializers.IntegerField(),
                 "profile": serializers.IntegerField(),
                 "name": serializers.CharField(),
+                "main_image": MainImageOutput(allow_null=True),
+                "is_fictional": serializers.BooleanField(),
                 "num_unread_messages": serializers.IntegerField(),
                 "last_message": serializers.DictField(allow_null=True),
                 "updated": serializers.CharField(allow_null=True),
@@ -83,7 +86,15 @@ ChatHistoryOutput = inline_serializer(
             "ChatConversation",
             {
                 "id": serializers.IntegerField(),
-                "profile": serializers.DictField(),
+                "profile": inline_serializer(
+                    "ChatProfile",
+                    {
+                        "id": serializers.IntegerField(),
+                        "name": serializers.CharField(),
+                        "main_image": MainImageOutput(allow_null=True),
+                        "is_fictional": serializers.BooleanField(),
+                    },
+                ),
                 "num_unread_messages": serializers.IntegerField(),
             },
         ),

@@ -30,6 +30,12 @@ def test_the_chat_list_is_one_query(site, django_assert_max_num_queries, count):
         chats = chats_state(user=me.user)["chats"]
     assert len(chats) == count
     assert all(chat["main_image"]["thumb_filename"] for chat in chats)
+    # The match modal's picture, the photo itself, comes with the same query.
+    assert all(
+        chat["main_image"]["match_filename"].startswith("/media/photos/p")
+        and "thumbs" not in chat["main_image"]["match_filename"]
+        for chat in chats
+    )
 
 
 @pytest.mark.parametrize("count", [1, 30])
@@ -42,6 +48,9 @@ def test_the_history_is_two_queries(site, django_assert_max_num_queries, count):
     with on_site(site), django_assert_max_num_queries(2 + SET_PATH):
         history = conversation_history(user=me.user, conversation_id=conversation.pk, limit=20)
     assert len(history["messages"]) == min(count, 20)
+    main_image = history["conversation"]["profile"]["main_image"]
+    assert main_image["thumb_filename"].startswith("/media/photos/thumbs/")
+    assert main_image["match_filename"].startswith("/media/photos/p")
 
 
 def test_the_unread_total_is_one_query_and_sums_the_open_chats(site, django_assert_max_num_queries):

@@ -74,6 +74,8 @@ def test_approved_photos_come_from_the_cdn_and_a_members_pending_and_chat_photos
     cards = logged_in(site, client_for, ben).get("/api/search.php").json()
     thumbs = [card["main_image"]["thumb_filename"] for card in cards["results"] if card["main_image"]]
     assert f"{CDN}/media/{approved.thumb.name}" in thumbs
+    matches = [card["main_image"]["match_filename"] for card in cards["results"] if card["main_image"]]
+    assert f"{CDN}/media/{approved.image.name}" in matches
     # The member's own photo waiting for approval: on the site's host, where the session is.
     own = logged_in(site, client_for, ben).get(f"/members/{ben.pk}").content.decode()
     assert f'src="/media/{pending.thumb.name}"' in own and CDN + "/media/" not in own

@@ -5,6 +5,21 @@ likes): each names the id a client uses in its next call, so that the schema's l
 from rest_framework import serializers
 
 
+class MainImageOutput(serializers.Serializer):
+    """A profile's main photo (spec §3 "main_image (may be null; has a match path)"):
+    the lists' square thumbnail and the match modal's picture (docs/decisions.md, "The
+    match modal's photo")."""
+
+    thumb_filename = serializers.CharField()
+    match_filename = serializers.CharField()
+
+
+class OwnMainImageOutput(MainImageOutput):
+    """The member's own main photo (GET /api/user.php), with the photo itself."""
+
+    filename = serializers.CharField()
+
+
 class ProfileCardOutput(serializers.Serializer):
     """apps.profiles.cards.profile_card: a profile as the lists show it."""
 
@@ -17,6 +32,6 @@ class ProfileCardOutput(serializers.Serializer):
     facts = serializers.ListField(child=serializers.DictField())
     notes = serializers.ListField()
     fictional = serializers.JSONField(allow_null=True)
-    main_image = serializers.DictField(allow_null=True)
+    main_image = MainImageOutput(allow_null=True)
     is_fictional = serializers.BooleanField()
     is_cam = serializers.BooleanField()

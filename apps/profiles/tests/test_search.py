@@ -134,11 +134,17 @@ class TestFilters:
                 "label": site.fictional_singular,
                 "warning": site.fictional_warning,
             },
-            "main_image": {"thumb_filename": cards["photo"]["main_image"]["thumb_filename"]},
+            "main_image": {
+                "thumb_filename": cards["photo"]["main_image"]["thumb_filename"],
+                "match_filename": cards["photo"]["main_image"]["match_filename"],
+            },
             "is_fictional": True,
             "is_cam": False,
         }
         assert cards["photo"]["main_image"]["thumb_filename"].endswith("photos/thumbs/a.jpg")
+        # The match modal's picture is the photo itself (docs/decisions.md, "The match modal's photo").
+        assert cards["photo"]["main_image"]["match_filename"].endswith("photos/a.jpg")
+        assert "thumbs" not in cards["photo"]["main_image"]["match_filename"]
         assert cards["waiting"]["main_image"] is None
 
 

@@ -1,6 +1,6 @@
 /** Shapes of the chat API (docs/chat.md) as the Chat island uses them. */
 import type { IslandProps } from "../../lib/mount";
-import type { ChatSummary, LastOpenedChat } from "../../lib/store";
+import type { ChatSummary, LastOpenedChat, MainImage } from "../../lib/store";
 
 export type { ChatSummary, LastOpenedChat };
 
@@ -49,7 +49,7 @@ export interface ShownMessage extends MessageData {
 export interface ChatProfile {
   id: number;
   name: string;
-  main_image: { thumb_filename: string } | null;
+  main_image: MainImage | null;
   is_fictional?: boolean;
 }
 

@@ -6,7 +6,7 @@
  * Rendered by the default layout for logged-in members only. Once per page load it asks
  * GET /api/auto-like.php ({"profile": card | null}: a real unseen received like, which the
  * server marks seen). With a profile it shows a Bootstrap modal: title, photo (or the
- * silhouette the cards show without one), name, age, city and a "View profile" button. A click anywhere closes
+ * silhouette the cards show without one: main_image.match_filename, the photo itself), name, age, city and a "View profile" button. A click anywhere closes
  * it; the photo and the button also pass the profile id to `onSelect` (default: go to the
  * profile page). 500 ms after the answer the likes are reloaded (GET /api/likes.php ->
  * appStore.totals.newLikes), so the badges lose the like just shown. Errors are silent.
@@ -16,7 +16,7 @@ import { useEffect, useRef, useState } from "react";
 import { get } from "../../lib/api";
 import { Dialog } from "../../lib/Dialog";
 import { Silhouette } from "../../lib/silhouette";
-import { appStore } from "../../lib/store";
+import { appStore, type MainImage } from "../../lib/store";
 
 export interface MatchModalStrings {
   title: string;
@@ -31,7 +31,7 @@ export interface LikeCard {
   city: string;
   region?: string;
   country?: string;
-  main_image: { thumb_filename: string } | null;
+  main_image: MainImage | null;
   is_fictional?: boolean;
   is_cam?: boolean;
 }
@@ -125,7 +125,9 @@ export function MatchModal({ strings, autoLikeUrl, likesUrl, profileUrl, onSelec
     else (navigate ?? defaultNavigate)(profileUrl.replace("{id}", encodeURIComponent(String(id))));
   };
 
-  const thumb = profile.main_image?.thumb_filename;
+  // The large picture, not the lists' thumbnail: the circle is wider than the thumbnail's
+  // pixels on a 2x or 3x screen (docs/decisions.md, "The match modal's photo").
+  const photo = profile.main_image?.match_filename || profile.main_image?.thumb_filename;
   const nameAge = profile.age ? `${profile.name}, ${profile.age}` : profile.name;
 
   // Closes on any click (spec §2); the photo and the button also open the profile.
@@ -151,14 +153,19 @@ export function MatchModal({ strings, autoLikeUrl, likesUrl, profileUrl, onSelec
     >
       <button
         type="button"
-        className="btn p-0 border-0 d-block w-50 mx-auto mb-3"
+        className="btn p-0 border-0 d-block w-75 mx-auto mb-3"
         data-testid="match-modal-photo"
         aria-label={strings.viewProfile}
         onClick={select}
       >
         <span className="ratio ratio-1x1 d-block">
-          {thumb ? (
-            <img className="rounded-circle object-fit-cover" src={thumb} alt={profile.name} />
+          {photo ? (
+            <img
+              className="rounded-circle object-fit-cover"
+              src={photo}
+              alt={profile.name}
+              data-testid="match-modal-img"
+            />
           ) : (
             <Silhouette className="rounded-circle match-modal-silhouette" size={160} testId="match-modal-silhouette" />
           )}

@@ -1,5 +1,6 @@
 import type { LocationStrings } from "../../lib/LocationButton";
 import type { CardFact, CardNote, CardText, FictionalLabel } from "../../lib/profileCard";
+import type { MainImage } from "../../lib/store";
 
 /** Props of the Search island, built by apps.profiles.views_search.members_page, and the
  * answer of GET /api/search.php (apps.profiles.search.search_payload). */
@@ -39,7 +40,7 @@ export interface ProfileCard extends CardText {
   city: string;
   region: string;
   country: string;
-  main_image: { thumb_filename: string } | null;
+  main_image: MainImage | null;
   facts: CardFact[];
   notes: CardNote[];
   fictional: FictionalLabel | null;

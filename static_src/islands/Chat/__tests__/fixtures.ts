@@ -139,7 +139,7 @@ export function history(messages: MessageData[], extra: Partial<History> = {}): 
   return {
     conversation: {
       id: CONVERSATION,
-      profile: { id: OTHER, name: "Anna", main_image: { thumb_filename: "/media/anna-thumb.jpg" }, is_fictional: false },
+      profile: { id: OTHER, name: "Anna", main_image: { thumb_filename: "/media/anna-thumb.jpg", match_filename: "/media/anna.jpg" }, is_fictional: false },
       num_unread_messages: 0,
     },
     messages,

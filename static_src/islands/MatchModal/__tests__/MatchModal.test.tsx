@@ -16,7 +16,7 @@ const card: LikeCard = {
   city: "Leeds",
   region: "West Yorkshire",
   country: "GB",
-  main_image: { thumb_filename: "/media/photos/thumbs/anna.jpg" },
+  main_image: { thumb_filename: "/media/photos/thumbs/anna.jpg", match_filename: "/media/photos/anna.jpg" },
   is_fictional: false,
   is_cam: false,
 };
@@ -85,7 +85,10 @@ describe("MatchModal", () => {
     expect(document.getElementById(modal.getAttribute("aria-labelledby")!)?.textContent).toBe("New like!");
     expect(screen.getByTestId("match-modal-name").textContent).toBe("Anna, 31");
     expect(modal.textContent).toContain("Leeds");
-    expect(screen.getByRole("img").getAttribute("src")).toBe("/media/photos/thumbs/anna.jpg");
+    // The large picture, not the lists' thumbnail, filling the circle without stretching.
+    const img = screen.getByRole("img");
+    expect(img.getAttribute("src")).toBe("/media/photos/anna.jpg");
+    expect(img.classList.contains("object-fit-cover")).toBe(true);
     expect(screen.getByTestId("match-modal-view").textContent).toBe("View profile");
     expect(document.documentElement.classList.contains("dialog-open")).toBe(true);
     expect(modal.querySelector("[style]")).toBeNull(); // CSP: no inline styles

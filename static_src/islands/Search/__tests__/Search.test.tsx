@@ -45,7 +45,7 @@ describe("Search", () => {
       initial: response({
         results: [
           card(1, {
-            main_image: { thumb_filename: "/media/t/1.jpg" },
+            main_image: { thumb_filename: "/media/t/1.jpg", match_filename: "/media/1.jpg" },
             is_fictional: true,
             fictional,
             facts: [
