@@ -67,6 +67,18 @@ def _photo_rejected_notice(photo) -> None:
     notice_event(user=user, kind="photo_decisions", item={"ph": photo.pk, "r": photo.rejection_reason})
 
 
+def _verification_decided_notice(verification) -> None:
+    """The member hears support's decision on their verification request (just decided,
+    in the site's schema): by e-mail and push under their "photo_decisions" preferences,
+    like a rejected photo (apps.notifications.content reads the decision, the reason and
+    how to retry in their language when sent); the site shows it in the warnings area
+    (apps.profiles verification_decided_alert)."""
+    from apps.accounts.models import User
+
+    user = User.objects.filter(profile__pk=verification.profile_id).first()
+    notice_event(user=user, kind="photo_decisions", item={"v": verification.pk, "s": verification.status})
+
+
 def _decided_values(photo, *, actor, note: str) -> dict:
     """The queue row's fields once support decided `photo` (photo_moderate): its state,
     support's note and who decided."""
@@ -174,6 +186,8 @@ def verification_decide(
             verification = verification_moderate(
                 verification_id=review.verification_id, approve=decision == PhotoDecision.APPROVED, reason=reason
             )
+            if verification is not None:
+                _verification_decided_notice(verification)
         if verification is None:
             review.delete()
             return None

@@ -260,6 +260,57 @@ def _photo_rejected(notice: Notice) -> Content | None:
     )
 
 
+def _verification_decided(notice: Notice) -> Content | None:
+    """Support's decision on the member's verification request, when it is still their
+    newest request (a member who asked again meanwhile hears about that one instead)."""
+    from apps.profiles.models import (
+        Verification,
+        VerificationRejectionReason,
+        VerificationStatus,
+        verification_fix_hint,
+    )
+
+    ids = {item.get("v") for item in notice.items if isinstance(item.get("v"), int)}
+    if not ids:
+        return None
+    newest = Verification.objects.filter(profile__user_id=notice.user_id).order_by("-created", "-pk").first()
+    if newest is None or newest.pk not in ids:
+        return None
+    if newest.status == VerificationStatus.APPROVED:
+        return Content(
+            title=_("You are verified"),
+            body=_(
+                "Support checked your photos against a selfie. Others see the badge while your main photo is one "
+                "of the checked photos."
+            ),
+            url="/profile#verification",
+            tag="verification",
+            cta=_("See your profile"),
+        )
+    if newest.status != VerificationStatus.REJECTED:
+        return None
+    reason = newest.rejection_reason or VerificationRejectionReason.OTHER
+    label = str(VerificationRejectionReason(reason).label) if reason in VerificationRejectionReason.values else ""
+    return Content(
+        title=_("You were not verified"),
+        body=_("Reason: %(reason)s.") % {"reason": label or str(VerificationRejectionReason.OTHER.label)},
+        lines=[verification_fix_hint(reason)],
+        url="/profile/verify",
+        tag="verification",
+        cta=_("Try again"),
+    )
+
+
+def _photo_decisions(notice: Notice) -> Content | None:
+    """Rejected photos and a verification decision, merged into one notice while it
+    waits: the verification leads, the photos follow in the e-mail."""
+    verification, photos = _verification_decided(notice), _photo_rejected(notice)
+    if verification is None or photos is None:
+        return verification or photos
+    verification.lines = [*verification.lines, photos.title, photos.body, *photos.lines]
+    return verification
+
+
 def _campaign(notice: Notice, campaign) -> Content | None:
     if campaign is None:
         return None
@@ -289,7 +340,7 @@ def notice_content(notice: Notice, *, campaign=None) -> Content | None:
     if kind == "reminders":
         return _reminder(notice)
     if kind == "photo_decisions":
-        return _photo_rejected(notice)
+        return _photo_decisions(notice)
     if kind in ("news", "promotions"):
         return _campaign(notice, campaign)
     return None

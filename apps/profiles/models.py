@@ -323,6 +323,18 @@ class VerificationRejectionReason(models.TextChoices):
     OTHER = "other", _("The selfie does not meet our rules")
 
 
+def verification_fix_hint(reason: str) -> str:
+    """How to take the next selfie after support did not verify the member for `reason`
+    (a VerificationRejectionReason), in the active language."""
+    hints = {
+        "pose": gettext("Take the selfie again in exactly the pose we show you."),
+        "face": gettext("Take the selfie again facing the camera, with nothing covering your face."),
+        "different": gettext("Take the selfie yourself, and check that your approved photos show you."),
+        "quality": gettext("Take the selfie again in good light and hold the camera still."),
+    }
+    return hints.get(reason, gettext("Take a new selfie that follows our photo rules."))
+
+
 class Verification(models.Model):
     """A member's request to have their photos verified: a selfie in a drawn pose
     (apps.profiles.poses) that support compares with the member's approved photos in the

@@ -120,11 +120,14 @@ def profile_photo_alert_shown(user) -> bool:
 
 def photo_alerts(user) -> dict:
     """The photo alerts of a logged-in member, in one query: `add_photo` (spec §4: no
-    approved or waiting photo, the alert not dismissed) and `rejected`, the newest photo
+    approved or waiting photo, the alert not dismissed), `rejected`, the newest photo
     support rejected since the member last dismissed that alert (a Photo with `pk` and
-    `rejection_reason`, or None). Remembered on the member object for the request."""
+    `rejection_reason`, or None), and `verification`, support's decision on the member's
+    newest verification request when it came after the member last dismissed that alert
+    (a Verification with `pk`, `status`, `rejection_reason` and `decided_at`, or None).
+    Remembered on the member object for the request."""
     if not getattr(user, "is_authenticated", False):
-        return {"add_photo": False, "rejected": None}
+        return {"add_photo": False, "rejected": None, "verification": None}
     cached = getattr(user, "_photo_alerts", None)
     if cached is not None:
         return cached
@@ -135,21 +138,47 @@ def photo_alerts(user) -> dict:
     if since is not None:
         rejected = rejected.filter(decided_at__gt=since)
     rejected = rejected.order_by("-decided_at", "-pk")
+    newest = Verification.objects.filter(profile_id=OuterRef("pk")).order_by("-created", "-pk")
     row = (
         Profile.objects.filter(user_id=user.pk)
         .annotate(
             with_photo=Exists(with_photo),
             rejected_id=Subquery(rejected.values("pk")[:1]),
             rejected_reason=Subquery(rejected.values("rejection_reason")[:1]),
+            verification_id=Subquery(newest.values("pk")[:1]),
+            verification_status=Subquery(newest.values("status")[:1]),
+            verification_reason=Subquery(newest.values("rejection_reason")[:1]),
+            verification_decided=Subquery(newest.values("decided_at")[:1]),
         )
-        .values("with_photo", "rejected_id", "rejected_reason")
+        .values(
+            "with_photo",
+            "rejected_id",
+            "rejected_reason",
+            "verification_id",
+            "verification_status",
+            "verification_reason",
+            "verification_decided",
+        )
         .first()
     )
-    state = {"add_photo": False, "rejected": None}
+    state = {"add_photo": False, "rejected": None, "verification": None}
     if row is not None:
         state["add_photo"] = not row["with_photo"] and "profile_photo" not in dismissals
         if row["rejected_id"]:
             state["rejected"] = Photo(pk=row["rejected_id"], rejection_reason=row["rejected_reason"] or "")
+        decided = row["verification_decided"]
+        verification_since = parse_datetime(str(dismissals.get("verification_decided") or ""))
+        if (
+            row["verification_status"] in (VerificationStatus.APPROVED, VerificationStatus.REJECTED)
+            and decided is not None
+            and (verification_since is None or decided > verification_since)
+        ):
+            state["verification"] = Verification(
+                pk=row["verification_id"],
+                status=row["verification_status"],
+                rejection_reason=row["verification_reason"] or "",
+                decided_at=decided,
+            )
     user._photo_alerts = state
     return state
 

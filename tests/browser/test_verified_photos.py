@@ -109,9 +109,23 @@ def test_a_member_is_verified_side_by_side(committed, site, site_server, agent, 
         admin_page.get_by_test_id("verification-approve").click()
         expect(admin_page.locator(".messagelist")).to_contain_text(f"{nora.name} is verified.")
 
-        # Nora sees it; so does another member, on her profile page.
+        # Nora is told on the next page (the profile page says it in its own words), until
+        # she closes the notice; so does another member, on her profile page.
+        page.goto(site_server.url("localhost", "/members"))
+        told = page.get_by_test_id("verification-decided-alert")
+        expect(told).to_have_attribute("data-state", "approved")
+        expect(told).to_contain_text("You are verified.")
+        violations = axe_violations(page)
+        assert not violations, report(violations)
+        with page.expect_response("**/api/dismiss.php"):
+            page.get_by_test_id("verification-decided-alert-dismiss").click()
+        expect(told).to_have_count(0)
         page.goto(site_server.url("localhost", "/profile"))
         expect(page.get_by_test_id("verification-status")).to_have_attribute("data-state", "verified")
+        expect(page.get_by_test_id("verification-decided-alert")).to_have_count(0)
+        page.goto(site_server.url("localhost", "/members"))
+        expect(page.locator("main")).to_be_visible()
+        expect(page.get_by_test_id("verification-decided-alert")).to_have_count(0)
         viewer = new_context().new_page()
         log_in(viewer, site_server, vic.user.email)
         viewer.goto(site_server.url("localhost", f"/members/{nora.pk}"))

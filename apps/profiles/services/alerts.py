@@ -15,7 +15,17 @@ DISABLED_NOTIFICATIONS = "disabled_notifications"
 TIME_BONUS = "time_bonus"  # the time-bonus modal (apps.payments.discounts, spec §4)
 # A photo support rejected: dismissed until the next rejection (apps.profiles.selectors.photo_alerts).
 PHOTO_REJECTED = "photo_rejected"
-DISMISSIBLE_ALERTS = (PROFILE_PHOTO, ENABLE_PUSH, DISABLED_NOTIFICATIONS, TIME_BONUS, PHOTO_REJECTED)
+# Support decided the member's verification request: dismissed until the next decision
+# (apps.profiles.selectors.photo_alerts).
+VERIFICATION_DECIDED = "verification_decided"
+DISMISSIBLE_ALERTS = (
+    PROFILE_PHOTO,
+    ENABLE_PUSH,
+    DISABLED_NOTIFICATIONS,
+    TIME_BONUS,
+    PHOTO_REJECTED,
+    VERIFICATION_DECIDED,
+)
 
 
 @transaction.atomic

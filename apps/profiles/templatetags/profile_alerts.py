@@ -4,7 +4,13 @@ photo and enable push: `{% load profile_alerts %}{% profile_photo_alert %}{% ena
 from django import template
 
 from apps.common.sites import is_public
-from apps.profiles.models import PhotoRejectionReason, photo_fix_hint
+from apps.profiles.models import (
+    PhotoRejectionReason,
+    VerificationRejectionReason,
+    VerificationStatus,
+    photo_fix_hint,
+    verification_fix_hint,
+)
 from apps.profiles.selectors import enable_push_alert_key, photo_alerts, profile_photo_alert_shown
 
 register = template.Library()
@@ -42,6 +48,33 @@ def photo_rejected_alert(context) -> dict:
     reason = photo.rejection_reason or PhotoRejectionReason.OTHER
     label = PhotoRejectionReason(reason).label if reason in PhotoRejectionReason.values else ""
     return {"photo": photo, "reason": label or PhotoRejectionReason.OTHER.label, "hint": photo_fix_hint(reason)}
+
+
+@register.inclusion_tag("profiles/partials/verification_decided_alert.html", takes_context=True)
+def verification_decided_alert(context) -> dict:
+    """Support decided the member's verification request since they last dismissed this
+    alert: verified, or not with the reason and how to take the next selfie, with a link
+    (the e-mail and push say the same, under the member's "photo_decisions" preferences).
+    Not on /profile and /profile/verify, which show where the verification stands."""
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    match = getattr(request, "resolver_match", None)
+    if user is None or (match is not None and match.url_name in ("profile", "profile-verify")):
+        return {"verification": None}
+    verification = photo_alerts(user)["verification"]
+    if verification is None:
+        return {"verification": None}
+    alert_shown(request)
+    if verification.status == VerificationStatus.APPROVED:
+        return {"verification": verification, "verified": True}
+    reason = verification.rejection_reason or VerificationRejectionReason.OTHER
+    label = VerificationRejectionReason(reason).label if reason in VerificationRejectionReason.values else ""
+    return {
+        "verification": verification,
+        "verified": False,
+        "reason": label or VerificationRejectionReason.OTHER.label,
+        "hint": verification_fix_hint(reason),
+    }
 
 
 def alert_shown(request) -> None:
