@@ -1,4 +1,5 @@
-"""The member's own data as a ZIP (issue 3 item 8): `data.json` plus the photo files.
+"""The member's own data as a ZIP (issue 3 item 8): `data.json` plus the photo files and
+the member's own verification selfies while they are kept.
 
 Other apps add what they hold about the member without this module knowing them:
 
@@ -35,7 +36,7 @@ from django_countries.fields import Country
 
 from apps.accounts.models import SignupTracking, User
 from apps.common.exceptions import ApplicationError
-from apps.profiles.models import Photo, Profile
+from apps.profiles.models import Photo, Profile, Verification
 
 ExportSection = Callable[[User], tuple[str, Any]]
 ExportFiles = Callable[[User], Iterable[tuple[str, Storage, str]]]
@@ -136,6 +137,35 @@ def photos_section(user: User) -> tuple[str, list]:
     ]
 
 
+def _selfie_path(verification: Verification) -> str:
+    return f"verification/{verification.pk}-{posixpath.basename(verification.selfie.name)}"
+
+
+@export_section
+def verifications_section(user: User) -> tuple[str, list]:
+    """The member's own verification requests (apps.profiles.services.verification): when,
+    the pose, the state and support's reason when not verified. The selfie is referenced
+    (and put in the ZIP, `verification_selfies`) only while it is kept: it is deleted once
+    verified, and some days after a rejection."""
+    return "verifications", [
+        {
+            "id": verification.pk,
+            "created": _plain(verification.created),
+            "pose": verification.pose,
+            "status": verification.status,
+            "status_text": str(verification.get_status_display()),
+            "decided_at": _plain(verification.decided_at),
+            "rejection_reason": verification.rejection_reason or None,
+            "rejection_reason_text": str(verification.get_rejection_reason_display())
+            if verification.rejection_reason
+            else None,
+            "selfie": _selfie_path(verification) if verification.selfie.name else None,
+            "selfie_deleted_after": _plain(verification.delete_after),
+        }
+        for verification in Verification.objects.filter(profile__user=user).order_by("pk")
+    ]
+
+
 @export_section
 def messages_section(user: User) -> tuple[str, list]:
     return "messages", []  # replaced by the chat app's section
@@ -151,6 +181,13 @@ def photo_files(user: User) -> Iterable[tuple[str, Storage, str]]:
     for photo in Photo.objects.filter(profile__user=user).order_by("pk"):
         if photo.image.name:
             yield _photo_path(photo), photo.image.storage, photo.image.name
+
+
+@export_files
+def verification_selfies(user: User) -> Iterable[tuple[str, Storage, str]]:
+    """The member's own selfies still kept (private storage; never anyone else's)."""
+    for verification in Verification.objects.filter(profile__user=user).exclude(selfie="").order_by("pk"):
+        yield _selfie_path(verification), verification.selfie.storage, verification.selfie.name
 
 
 def member_export_data(*, user: User) -> dict:

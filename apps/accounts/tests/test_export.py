@@ -139,3 +139,43 @@ class TestExport:
             "You have downloaded your data several times in the last hour."
             in client.get("/notifications").content.decode()
         )
+
+
+def test_the_export_holds_the_members_own_verification_requests_and_kept_selfie_only(site, client_for, anna, bob):
+    """Date, state and support's reason of each of the member's requests; their own selfie
+    while it is kept (a file in the ZIP, like their photos), none once deleted, and
+    nothing of another member's requests."""
+    from apps.profiles.models import Photo, PhotoStatus, VerificationRejectionReason
+    from apps.profiles.services.verification import verification_moderate, verification_request
+    from apps.profiles.tests.helpers import jpeg_upload
+    from conftest import on_site
+
+    with on_site(site):
+        Photo.objects.filter(profile__user__in=[anna, bob]).update(status=PhotoStatus.ACTIVE)
+        verified = verification_request(site=site, user=anna, pose="peace", upload=jpeg_upload(colour=(1, 2, 3)))
+        verification_moderate(verification_id=verified.pk, approve=True)  # its selfie is deleted (on commit)
+        verified.refresh_from_db()
+        rejected = verification_request(site=site, user=anna, pose="touch_ear", upload=jpeg_upload(colour=(4, 5, 6)))
+        verification_moderate(verification_id=rejected.pk, approve=False, reason=VerificationRejectionReason.QUALITY)
+        rejected.refresh_from_db()
+        others = verification_request(site=site, user=bob, pose="peace", upload=jpeg_upload(colour=(7, 8, 9)))
+    assert verified.selfie.name == "" and rejected.selfie.name  # kept for an appeal
+
+    archive = archive_of(download(logged_in(site, client_for, anna)))
+    data = json.loads(archive.read("data.json"))
+    first, second = data["verifications"]
+    assert (first["id"], first["status"], first["selfie"], first["rejection_reason"]) == (
+        verified.pk,
+        "approved",
+        None,
+        None,
+    )
+    assert first["created"] and first["decided_at"]
+    assert (second["id"], second["status"], second["rejection_reason"]) == (rejected.pk, "rejected", "quality")
+    assert second["rejection_reason_text"] == "The selfie is too blurry or dark" and second["decided_at"]
+    assert second["selfie"].startswith(f"verification/{rejected.pk}-")
+    selfies = [name for name in archive.namelist() if name.startswith("verification/")]
+    assert selfies == [second["selfie"]]
+    assert archive.read(second["selfie"])[:3] == b"\xff\xd8\xff"  # the kept JPEG itself
+    assert others.pk not in {request["id"] for request in data["verifications"]}
+    assert not any(str(others.pk) in name.split("/")[-1].split("-")[0] for name in selfies)
