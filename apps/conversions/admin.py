@@ -33,6 +33,14 @@ class NetworkAdmin(admin.ModelAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("sites")
 
+    def formfield_for_manytomany(self, db_field, request, **kwargs):
+        if db_field.name == "sites":
+            from apps.tenants.models import Site
+
+            # The operators' host is no site members sign up on.
+            kwargs["queryset"] = Site.objects.exclude(schema_name="public").order_by("name")
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
     @admin.display(description=_("sites"))
     def site_names(self, obj: Network) -> str:
         names = [site.name for site in obj.sites.all()]

@@ -86,7 +86,7 @@ class PostbackRule(models.Model):
         constraints = [models.UniqueConstraint(fields=["network", "event"], name="conversions_rule_unique")]
 
     def __str__(self) -> str:
-        return f"{self.network_id} {self.event}"
+        return str(self.get_event_display())
 
     def clean(self) -> None:
         if self.url:

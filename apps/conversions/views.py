@@ -167,7 +167,14 @@ def _bars(values: list[int], labels: list[str]) -> dict:
                 "value": value,
             }
         )
-    return {"bars": bars, "width": CHART_WIDTH, "height": CHART_HEIGHT, "top": top}
+    return {
+        "bars": bars,
+        "width": CHART_WIDTH,
+        "height": CHART_HEIGHT,
+        "top": max(values, default=0),
+        "first": labels[0] if labels else "",
+        "last": labels[-1] if labels else "",
+    }
 
 
 def _bars_svg(chart: dict, css: str) -> str:
@@ -229,10 +236,12 @@ def reports_view(request: HttpRequest) -> HttpResponse:
             return JsonResponse(error_body("invalid", message, fields=form.errors), status=400)
         return _page(request, form, None, status=400)
     data_in = form.cleaned_data
-    if not (form.data.get("start") and form.data.get("end")):
-        # The form shows the days the numbers are of, also when they were left empty.
+    if not all(form.data.get(name) for name in ("start", "end", "period", "by")):
+        # The form shows the days, period and breakdown the numbers are of, also when
+        # they were left empty (else a list would show its first choice, not the one used).
         shown = form.data.copy()
         shown["start"], shown["end"] = data_in["start"].isoformat(), data_in["end"].isoformat()
+        shown["period"], shown["by"] = data_in["period"], data_in["by"]
         # The fields read their values from the data when drawn; validated once is enough.
         form.data = shown
     data = report(

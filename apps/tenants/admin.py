@@ -133,6 +133,8 @@ class SiteAdminForm(forms.ModelForm):
     class Meta:
         model = Site
         exclude = ()  # noqa: DJ006 - the admin's fieldsets choose the fields
+        # A SID is 34 characters: the admin's usual text field cut it off.
+        widgets = {"twilio_account_sid": forms.TextInput(attrs={"class": "vTextField site-twilio-sid"})}
         help_texts = {
             "visible_profile_notes": _(
                 "Notes under a profile's facts on its page and on cards: the word for a fictional profile "

@@ -1,7 +1,8 @@
 """Conversions as an operator uses them, in a real browser: add a traffic network with a
 signup postback, see the postback a new member's signup sends to the partner (a local
 fake partner), and open the revenue dashboard with a breakdown by network; axe finds
-nothing on the network form, the postback and the dashboard, and the CSP holds."""
+nothing on the network form, the network list, its postbacks, a postback and the
+dashboard, and the CSP holds."""
 
 import re
 import uuid
@@ -95,10 +96,12 @@ def test_an_operator_adds_a_network_sees_its_postback_and_the_dashboard(site, si
             assert partner.hits[0].query["pay"] == ["2.50"]
 
             page.goto(f"{admin}/admin/conversions/network/?q={name}")
+            axe_check(chromium, page)
             page.locator("#result_list").get_by_role("link", name="Postbacks").click()
             row = page.locator("#result_list tbody tr")
             expect(row).to_have_count(1)
             expect(row).to_contain_text("Sent")
+            axe_check(chromium, page)
             row.locator("a").first.click()
             expect(page.locator(".inline-group")).to_contain_text("200")
             axe_check(chromium, page)

@@ -66,6 +66,20 @@ class TestDashboard:
         assert context["form"]["start"].value() == (TODAY - timedelta(days=29)).isoformat()
         assert context["form"]["end"].value() == TODAY.isoformat()
 
+    def test_the_form_shows_the_period_and_breakdown_used_when_left_out(self, numbers):
+        html = operator_client().get("/admin/reports/").content.decode()
+        by = html.split('name="by"')[1].split("</select>")[0]
+        period = html.split('name="period"')[1].split("</select>")[0]
+        assert '<option value="network" selected>' in by and by.count("selected") == 1
+        assert '<option value="day" selected>' in period and period.count("selected") == 1
+
+    def test_the_charts_show_their_scale_and_first_and_last_period(self, numbers):
+        html = operator_client().get("/admin/reports/").content.decode()
+        scale = html.split('class="reports-chart-scale"')[1].split("</div>")[0]
+        assert "<span>4</span><span>0</span>" in scale  # 4 signups today, the highest bar
+        axis = html.split('class="reports-chart-axis"')[1].split("</div>")[0]
+        assert (TODAY - timedelta(days=3)).isoformat() in axis and TODAY.isoformat() in axis
+
     def test_one_site_by_site_per_month_in_a_range(self, site, numbers):
         first = (TODAY - timedelta(days=90)).isoformat()
         response = operator_client().get(
@@ -274,6 +288,15 @@ class TestNetworkAdmin:
         assert saved.status_code == 302
         network = Network.objects.get()
         assert network.name == "adnet" and network.rules.get().event == Event.SIGNUP
+
+    def test_the_sites_to_choose_leave_out_the_operators_host_and_deals_read_by_event(self, site):
+        network = Network.objects.create(name="adnet")
+        rule = PostbackRule.objects.create(network=network, event="first_purchase", url="https://partner.example/pb")
+        assert str(rule) == "First purchase"
+        html = operator_client().get(f"/admin/conversions/network/{network.pk}/change/").content.decode()
+        sites = html.split('name="sites"')[1].split("</select>")[0]
+        assert site.name in sites
+        assert Site.objects.get(schema_name="public").name not in sites
 
     def test_resend_and_the_roles(self, site):
         network = Network.objects.create(name="adnet")
