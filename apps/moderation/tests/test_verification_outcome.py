@@ -32,6 +32,15 @@ def _media_in_tmp(tmp_path, settings):
     settings.MEDIA_ROOT = tmp_path / "media"
 
 
+@pytest.fixture(autouse=True)
+def _language_kept():
+    """The member's French pages leave French active in this thread: the tests after these
+    get the language they started with."""
+    language = translation.get_language()
+    yield
+    translation.activate(language)
+
+
 def _asking(site, language: str = "en"):
     """A member with an approved photo who sent a selfie."""
     profile = person(site)
