@@ -1,43 +1,11 @@
 /**
- * Activation reminder (spec §4), rendered by the server as an alert or, right after signing
- * up, a modal (templates/partials/activation_reminder.html).
- *
- * - `.modal[data-autoshow]` is shown on load; with `data-autoshow-skip-phone` it is removed
- *   instead on smartphones (the reminder is suppressed there after signing up).
- * - `[data-resend-confirmation]` boxes: the button posts to /api/signup/resend.php and the
- *   status line shows the box's `data-sent-text` or the server's message (e.g. the 429 one).
+ * The activation reminder's alert (spec §4, templates/partials/activation_reminder.html): its
+ * `[data-resend-confirmation]` box's button posts to /api/signup/resend.php and the status
+ * line shows the box's `data-sent-text` or the server's message (e.g. the 429 one). The
+ * reminder right after signing up is a dialog of its own (islands/ActivationReminder).
  */
-import type Modal from "bootstrap/js/dist/modal.js";
-
 import { post } from "../lib/api";
-import { loadBootstrap } from "./bootstrapOnDemand";
-
-export const RESEND_URL = "/api/signup/resend.php";
-export const SMARTPHONE_QUERIES = ["(max-width: 575.98px)", "(pointer: coarse)"];
-
-export function isSmartphone(win: Window = window): boolean {
-  if (typeof win.matchMedia !== "function") return false;
-  return SMARTPHONE_QUERIES.some((query) => win.matchMedia(query).matches);
-}
-
-/**
- * Shows each `.modal[data-autoshow]` (or drops it on phones when it says so); resolves to
- * those shown. Bootstrap's modal is loaded only when there is one to show.
- */
-export async function autoshowModals(doc: Document = document, win: Window = window): Promise<Element[]> {
-  const shown: Element[] = [];
-  for (const el of doc.querySelectorAll(".modal[data-autoshow]")) {
-    if (el.hasAttribute("data-autoshow-skip-phone") && isSmartphone(win)) {
-      el.remove();
-      continue;
-    }
-    shown.push(el);
-  }
-  if (!shown.length) return shown;
-  const { default: ModalClass } = await loadBootstrap<{ default: typeof Modal }>("modal");
-  for (const el of shown) ModalClass.getOrCreateInstance(el).show?.();
-  return shown;
-}
+import { RESEND_URL } from "../lib/activation";
 
 export function installResendConfirmation(root: ParentNode = document): void {
   for (const box of root.querySelectorAll<HTMLElement>("[data-resend-confirmation]")) {

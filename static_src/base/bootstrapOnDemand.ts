@@ -2,7 +2,7 @@
  * Bootstrap's JS for the server-rendered markup, loaded when the page first needs it.
  *
  * Bootstrap's components (with Popper for the dropdowns) weigh more than everything else the
- * base entry runs, and most page views never open a menu or a modal. So the base entry ships
+ * base entry runs, and most page views never open a menu. So the base entry ships
  * none of them: each component is a chunk of its own, imported
  *
  * - when the pointer or the focus reaches a `data-bs-toggle` / `data-bs-dismiss` element
@@ -12,19 +12,21 @@
  *   action is played again on the element (`click()`, or the same key), which Bootstrap's own
  *   data-api handlers then serve as usual;
  * - at once when the markup needs it on load: tabs (their ARIA roles and keyboard), or by
- *   code (`loadBootstrap("toast")` for the autoshown toasts, `"modal"` for autoshown modals).
+ *   code (`loadBootstrap("toast")` for the autoshown toasts).
+ *
+ * Bootstrap's modal is not among them: every modal is the one Dialog (lib/Dialog.tsx), so
+ * its JS is not built or shipped.
  *
  * A chunk that fails to load rejects unhandled: lib/chunkReload.ts reloads the page.
  */
 
-export type BootstrapComponent = "alert" | "button" | "collapse" | "dropdown" | "modal" | "offcanvas" | "tab" | "toast";
+export type BootstrapComponent = "alert" | "button" | "collapse" | "dropdown" | "offcanvas" | "tab" | "toast";
 
 const LOADERS: Record<BootstrapComponent, () => Promise<unknown>> = {
   alert: () => import("bootstrap/js/dist/alert.js"),
   button: () => import("bootstrap/js/dist/button.js"),
   collapse: () => import("bootstrap/js/dist/collapse.js"),
   dropdown: () => import("bootstrap/js/dist/dropdown.js"),
-  modal: () => import("bootstrap/js/dist/modal.js"),
   offcanvas: () => import("bootstrap/js/dist/offcanvas.js"),
   tab: () => import("bootstrap/js/dist/tab.js"),
   toast: () => import("bootstrap/js/dist/toast.js"),
@@ -36,7 +38,6 @@ const TOGGLES: Record<string, BootstrapComponent> = {
   collapse: "collapse",
   dropdown: "dropdown",
   list: "tab",
-  modal: "modal",
   offcanvas: "offcanvas",
   pill: "tab",
   tab: "tab",
@@ -45,7 +46,6 @@ const TOGGLES: Record<string, BootstrapComponent> = {
 /** `data-bs-dismiss` values and the component that serves them. */
 const DISMISSES: Record<string, BootstrapComponent> = {
   alert: "alert",
-  modal: "modal",
   offcanvas: "offcanvas",
   toast: "toast",
 };

@@ -2,16 +2,15 @@
  * The base entry, loaded on every page by the base layout.
  *
  * - Bootstrap's JS for the server-rendered markup: dropdowns (account, language), the navbar
- *   collapse, modals, alerts, offcanvas, tabs and toasts (data-bs-* attributes work as usual),
+ *   collapse, alerts, offcanvas, tabs and toasts (data-bs-* attributes work as usual),
  *   each component a chunk loaded when the page first needs it (base/bootstrapOnDemand.ts).
  * - The chunk-load reload guard, the top progress bar and the page-hidden beacon.
  * - The app badge, the title count and the top-bar badges follow appStore.totals.
  * - For a logged-in member only, imported when appStore.user is set (base/member.ts): the
  *   periodic refresh of the member's user, likes and chats (lib/refresh.ts, spec §9), the live
  *   connection (lib/realtime.ts, /ws/), appStore.push from the browser's existing subscription,
- *   the "enable push" alert (base/enablePush.ts) and the activation reminder (its modal shown
- *   on load, the "send the e-mail again" buttons; base/activationReminder.ts). Visitors' pages
- *   never load them.
+ *   the "enable push" alert (base/enablePush.ts) and the activation reminder alert's "send the
+ *   e-mail again" button (base/activationReminder.ts). Visitors' pages never load them.
  * - Push: the worker's messages (lib/push.ts), on every page.
  * - Code that only some pages need, imported (import()) when the page has what it serves:
  *   the installed app's back button on the routes that have one (base/backButton.ts), the
@@ -54,9 +53,6 @@ document.addEventListener("visibilitychange", () => {
   }
 }
 
-// The activation reminder (a member's, base/member.ts shows it): its modal's Bootstrap component
-// loads now, alongside the member code, so the modal shows no later than before.
-if (document.querySelector(".modal[data-autoshow]")) void loadBootstrap("modal");
 // Dismissible alerts (spec §4): the dismissal is stored on the server.
 if (document.querySelector("[data-dismiss-alert]")) {
   void import("./dismissAlerts").then(({ installDismissAlerts }) => installDismissAlerts());

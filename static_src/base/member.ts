@@ -10,16 +10,15 @@
  * - The live connection (lib/realtime.ts, /ws/): badges and chat events (docs/chat.md).
  * - appStore.push from the browser's existing subscription (lib/pushSubscription.ts), and the "enable
  *   push" alert (base/enablePush.ts).
- * - The activation reminder (base/activationReminder.ts), which only members get: its modal
- *   shown on load (the base entry has started loading Bootstrap's modal for it), and the
- *   "send the e-mail again" buttons.
+ * - The activation reminder alert's "send the e-mail again" button (base/activationReminder.ts),
+ *   which only members get (the reminder right after signing up is islands/ActivationReminder).
  * - The browser's time zone, kept on the account (base/timeZone.ts).
  * - On the direct-debit code page, the code's SMS reported undelivered (base/smsWatch.ts).
  */
 import { syncPushState } from "../lib/pushSubscription";
 import { startRealtime } from "../lib/realtime";
 import { startRefresh } from "../lib/refresh";
-import { autoshowModals, installResendConfirmation } from "./activationReminder";
+import { installResendConfirmation } from "./activationReminder";
 import { installEnablePushAlert } from "./enablePush";
 import { keepTimeZone } from "./timeZone";
 
@@ -44,6 +43,5 @@ export function startMember(): void {
     void import("./smsWatch").then(({ installSmsWatch }) => installSmsWatch(realtime));
   }
   void installEnablePushAlert();
-  void autoshowModals();
   installResendConfirmation();
 }

@@ -2,6 +2,7 @@
 at phone and desktop widths. Members are made through the site's own signup API (the live
 server commits them), with unique addresses because committed data outlives the test."""
 
+import re
 import uuid
 
 import pytest
@@ -61,7 +62,10 @@ def test_log_out_and_in_again_through_the_login_page(site_server, page):
     assert alert.is_visible() and email in alert.inner_text()
 
 
-def test_the_reminder_after_signing_up_is_a_modal_except_on_phones(site_server, page):
+def test_the_reminder_after_signing_up_is_a_dialog_except_on_phones(site_server, page):
+    """The one Dialog (islands/ActivationReminder): shown on load with the focus inside, Tab
+    stays inside, Escape closes it; the resend button works; OK and the close button close
+    it too. Never on phones."""
     enter(page, site_server.url("localhost", "/login"))
     email, _name = sign_up(page, site_server)
     page.goto(site_server.url("localhost", "/?api_signup_complete=1"))
@@ -69,20 +73,42 @@ def test_the_reminder_after_signing_up_is_a_modal_except_on_phones(site_server, 
     assert page.get_by_test_id("activation-alert").count() == 0
     modal = page.get_by_test_id("activation-modal")
     if is_phone(page):
-        # Removed by the member's page code (base/member.ts), never shown.
+        # The island renders nothing there: wait for it to have mounted, then look.
+        expect(page.locator('[data-island="ActivationReminder"][data-island-mounted]')).to_have_count(1)
         expect(modal).to_have_count(0)
         return
-    modal.wait_for(state="visible")
+    expect(modal).to_be_visible()
+    expect(modal).to_have_js_property("open", True)
+    expect(modal).to_have_accessible_name("Please confirm your e-mail address")
+    assert page.locator(".modal").count() == 0  # no Bootstrap modal
     assert email in modal.inner_text()
-    modal.get_by_test_id("activation-resend").click()
+    expect(page.get_by_test_id("activation-modal-close")).to_be_focused()
+    for _ in range(4):  # close, resend, OK and round again
+        page.keyboard.press("Tab")
+        assert modal.evaluate("(el) => el.contains(document.activeElement)")
+
+    # Resend by keyboard: the status says so, the focus stays on the button.
+    resend = modal.get_by_test_id("activation-resend")
+    resend.focus()
+    page.keyboard.press("Enter")
     status = modal.get_by_test_id("activation-resend-status")
-    status.wait_for(state="visible")
-    assert status.inner_text() in (
-        "We have sent the e-mail again. Check your inbox and your spam folder.",
-        "We have just sent you an e-mail. Please wait a few minutes.",
+    expect(status).to_have_text(
+        re.compile(
+            "We have sent the e-mail again. Check your inbox and your spam folder."
+            "|We have just sent you an e-mail. Please wait a few minutes."
+        )
     )
-    modal.get_by_test_id("activation-modal-ok").click()
-    modal.wait_for(state="hidden")
+    expect(resend).to_be_focused()
+
+    page.keyboard.press("Escape")
+    expect(modal).to_have_count(0)
+
+    # By click: OK closes it; the close button too.
+    for close in ("activation-modal-ok", "activation-modal-close"):
+        page.reload()
+        expect(modal).to_be_visible()
+        page.get_by_test_id(close).click()
+        expect(modal).to_have_count(0)
 
 
 def test_the_reset_password_page_is_reachable_from_the_login_page(site_server, page):

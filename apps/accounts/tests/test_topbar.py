@@ -251,12 +251,33 @@ class TestActivationReminder:
         assert 'data-testid="activation-alert"' in warnings and "new@example.com" in warnings
         assert "Send the e-mail again" in warnings and 'data-bs-dismiss="alert"' in warnings
 
-    def test_a_modal_right_after_signing_up(self, unconfirmed):
+    def test_a_dialog_right_after_signing_up(self, unconfirmed):
+        """The ActivationReminder island (the one Dialog), not a Bootstrap modal."""
         body = unconfirmed.get("/?api_signup_complete=1").content.decode()
         assert 'data-testid="activation-alert"' not in body
-        modal = re.search(r'<div class="modal fade" id="activation-reminder".*?data-testid="activation-modal"', body)
-        assert modal and "data-autoshow" in modal.group(0) and "data-autoshow-skip-phone" in modal.group(0)
-        assert "new@example.com" in body and "Send the e-mail again" in body
+        assert 'data-island="ActivationReminder"' in body and 'class="modal' not in body
+        props = json.loads(
+            re.search(
+                r'<script id="island-ActivationReminder-\d+-props" type="application/json">(.*?)</script>', body
+            ).group(1)
+        )
+        assert "new@example.com" in props["text"] and props["text"].startswith("We have sent an e-mail to")
+        assert props["strings"]["title"] == "Please confirm your e-mail address"
+        assert props["strings"]["resend"] == "Send the e-mail again" and props["strings"]["ok"] == "OK"
+
+    def test_the_dialog_is_translated(self, unconfirmed):
+        unconfirmed.cookies[settings.LANGUAGE_COOKIE_NAME] = "fr"
+        body = unconfirmed.get("/?api_signup_complete=1").content.decode()
+        props = json.loads(
+            re.search(
+                r'<script id="island-ActivationReminder-\d+-props" type="application/json">(.*?)</script>', body
+            ).group(1)
+        )
+        assert props["strings"]["title"] == "Veuillez confirmer votre adresse e-mail", props["strings"]
+        assert props["text"].startswith("Nous avons envoyé un e-mail à new@example.com.")
+
+    def test_no_dialog_without_the_signup_parameter(self, unconfirmed):
+        assert 'data-island="ActivationReminder"' not in unconfirmed.get("/").content.decode()
 
     def test_the_markup_needs_no_inline_script_or_style(self, unconfirmed):
         body = unconfirmed.get("/?api_signup_complete").content.decode()

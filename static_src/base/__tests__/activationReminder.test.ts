@@ -1,50 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 import { configureApi, resetApiConfig } from "../../lib/api";
-import { autoshowModals, installResendConfirmation, isSmartphone } from "../activationReminder";
-
-function fakeWindow(matching: string[]): Window {
-  return {
-    matchMedia: (query: string) => ({ matches: matching.includes(query) }) as MediaQueryList,
-  } as unknown as Window;
-}
+import { installResendConfirmation } from "../activationReminder";
 
 function jsonResponse(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
 }
 
-const MODAL = `<div class="modal fade" id="m" tabindex="-1" data-autoshow data-autoshow-skip-phone>
-  <div class="modal-dialog"><div class="modal-content">hi</div></div></div>`;
-
 afterEach(() => {
   document.body.innerHTML = "";
-  document.body.className = "";
   resetApiConfig();
-});
-
-describe("isSmartphone", () => {
-  it("is true for narrow screens or coarse pointers", () => {
-    expect(isSmartphone(fakeWindow(["(max-width: 575.98px)"]))).toBe(true);
-    expect(isSmartphone(fakeWindow(["(pointer: coarse)"]))).toBe(true);
-    expect(isSmartphone(fakeWindow([]))).toBe(false);
-    expect(isSmartphone({} as Window)).toBe(false);
-  });
-});
-
-describe("autoshowModals", () => {
-  it("shows a data-autoshow modal on a desktop", async () => {
-    document.body.innerHTML = MODAL;
-    const shown = await autoshowModals(document, fakeWindow([]));
-    expect(shown).toHaveLength(1);
-    expect(document.body.classList.contains("modal-open")).toBe(true);
-  });
-
-  it("removes a skip-phone modal on a smartphone instead of showing it", async () => {
-    document.body.innerHTML = MODAL;
-    expect(await autoshowModals(document, fakeWindow(["(max-width: 575.98px)"]))).toHaveLength(0);
-    expect(document.getElementById("m")).toBeNull();
-    expect(document.body.classList.contains("modal-open")).toBe(false);
-  });
 });
 
 describe("installResendConfirmation", () => {

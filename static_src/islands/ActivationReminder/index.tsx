@@ -1,0 +1,4 @@
+import { mountIsland } from "../../lib/mount";
+import { ActivationReminder } from "./ActivationReminder";
+
+mountIsland("ActivationReminder", ActivationReminder);
