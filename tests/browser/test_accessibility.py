@@ -6,7 +6,10 @@ Pages: every route in English at 390 and 1280 px on both sites, logged out and l
 with nothing yet, for the empty states); French (localhost) and German (gay.localhost) at
 390 px. Modals: the site-entry warning, the signup modal, the like, match and time-bonus
 modals, the chat's icebreaker and gift dialogs, the chat's delete confirmation, a visitor's
-login-needed dialog on a profile, and the top bar's open account and language menus. Each
+login-needed dialogs on a profile (message, like, gift, more photos), the top bar's open
+account and language menus, the activation reminder dialog right after signing up, each
+step of the account's delete flow (with its error states) and the empty layout (the
+sandbox checkout, for a member and a visitor). Each
 page is its own test item, named after the site, language, width, visitor and path; one
 browser context per combination is shared by its pages. `-s` prints the number of
 violations per page (`axe localhost en 390 /likes: 0`).
@@ -17,6 +20,7 @@ here is still checked for CSP violations after each page."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import dataclass
 from datetime import timedelta
@@ -156,11 +160,13 @@ class SiteData:
     package: int
     method: str
     payment: str
+    photos_profile: int  # a member's profile with photos behind the lock for visitors
     sessions: dict  # who -> user
     users: list
 
 
 def _site_data(site: Site) -> SiteData:
+    from apps.accounts.models import UserStatus
     from apps.chat.services import conversation_opened
     from apps.chat.tests.helpers import credits_give, send
     from apps.likes.models import Like
@@ -168,6 +174,7 @@ def _site_data(site: Site) -> SiteData:
     from apps.likes.services import like_create
     from apps.payments.models import CreditPackage
     from apps.payments.tests.helpers_core import buy
+    from apps.profiles.models import Photo, PhotoStatus, ProfileStatus
     from apps.profiles.services.photos import photo_upload
     from apps.profiles.tests.helpers import jpeg_upload
     from apps.profiles.tests.helpers_view import member
@@ -179,10 +186,23 @@ def _site_data(site: Site) -> SiteData:
     alex = member(site, f"Alex{tag}", user_fields=long_ago, country=country, gender=gender, about_me="Hello there")
     sam = member(site, f"Sam{tag}", user_fields=long_ago, country=country, gender=gender, about_me="Hi")
     new = member(site, f"Neo{tag}", user_fields={"country": country}, country=country, gender=gender)
+    ivy = member(site, f"Ivy{tag}", user_fields=long_ago, country=country, gender=gender)
+    # Signed up just now, address not confirmed: the activation reminder.
+    unconfirmed = member(
+        site,
+        f"Uma{tag}",
+        user_fields={"country": country, "status": UserStatus.NOT_CONFIRMED},
+        country=country,
+        gender=gender,
+        status=ProfileStatus.DISABLED,
+    )
     with on_site(site):
         for colour in ((200, 80, 120), (60, 120, 200)):
             photo_upload(site=site, user=alex.user, upload=jpeg_upload(colour=colour))
         photo_upload(site=site, user=sam.user, upload=jpeg_upload(colour=(90, 160, 90)))
+        for colour in ((160, 90, 60), (90, 60, 160)):  # approved: a visitor sees one, one is locked
+            photo = photo_upload(site=site, user=ivy.user, upload=jpeg_upload(colour=colour))
+            Photo.objects.filter(pk=photo.pk).update(status=PhotoStatus.ACTIVE)
         demo = likeable_profiles(alex.user).filter(user__isnull=True).order_by("pk").values_list("pk", flat=True)[0]
     credits_give(site, sam.user, 100)
     payment = buy(site, alex.user, method="visa" if country == "GB" else "creditcard")
@@ -204,8 +224,9 @@ def _site_data(site: Site) -> SiteData:
         package=package,
         method="visa" if country == "GB" else "ideal",
         payment=payment.public_id,
-        sessions={"member": alex.user, "new": new.user},
-        users=[alex.user_id, sam.user_id, new.user_id],
+        photos_profile=ivy.pk,
+        sessions={"member": alex.user, "new": new.user, "unconfirmed": unconfirmed.user},
+        users=[alex.user_id, sam.user_id, new.user_id, unconfirmed.user_id, ivy.user_id],
     )
 
 
@@ -433,7 +454,18 @@ MODALS = [
     "login-needed",
     "account-menu",
     "language-menu",
+    "activation-reminder",
+    "account-delete",
+    "empty-layout",
+    "empty-layout-visitor",
 ]
+# A visitor's actions on a profile and the dialog each opens (islands/LoginNeeded).
+LOGIN_NEEDED_BUTTONS = {
+    "message": "profile-message",
+    "like": "profile-like",
+    "gift": "profile-gift",
+    "photos": "profile-photos-login",
+}
 MODAL_COMBINATIONS = COMBINATIONS  # every modal where the pages are checked
 
 
@@ -446,6 +478,41 @@ def _liker(site: Site, profile_id: int, users: list[int]) -> None:
     users.append(liker.user_id)
     with on_site(site):
         like_create(liker=liker.user, profile_id=profile_id)
+
+
+def _checkout_path(site: Site, user, package_id: int, method: str) -> str:
+    """A payment started and not decided yet: its sandbox checkout (the empty layout)."""
+    from apps.payments.services import payment_start
+    from apps.payments.tests.helpers_core import site_request
+
+    with on_site(site):
+        payment = payment_start(
+            request=site_request(site, user), user=user, package_id=package_id, method=method, discount_code=""
+        )
+    return f"/sandbox/checkout/{payment.provider_id}"
+
+
+def _delete_flow(page, url, label: str) -> None:
+    """Each step of the account's delete flow (settings), with its error states: the reason
+    (none chosen), the save-offers, the confirmation (a wrong password: nothing is deleted)."""
+    page.goto(url("/notifications/delete"))
+    expect(page.get_by_test_id("delete-reason")).to_be_visible()
+    assert_accessible(page, f"{label} reason")
+    page.get_by_test_id("delete-reason").locator("button[type=submit]").click()
+    expect(page.get_by_test_id("error-delete-reason")).to_be_visible()
+    assert_accessible(page, f"{label} reason with errors")
+    page.locator("input[name=reason][value=found_someone]").check()
+    page.get_by_test_id("delete-reason").locator("button[type=submit]").click()
+    expect(page.get_by_test_id("delete-offers")).to_be_visible()
+    expect(page.get_by_test_id("offer-privacy")).to_be_visible()
+    assert_accessible(page, f"{label} offers")
+    page.get_by_test_id("delete-offers").locator("a.btn-outline-danger").click()
+    expect(page.get_by_test_id("delete-confirm")).to_be_visible()
+    assert_accessible(page, f"{label} confirm")
+    page.locator("#confirm-password").fill("not-the-password")
+    page.get_by_test_id("delete-confirm").locator("button[type=submit]").click()
+    expect(page.locator("#confirm-password")).to_have_attribute("aria-invalid", "true")
+    assert_accessible(page, f"{label} confirm with errors")
 
 
 def _own_profile_id(site: Site, user) -> int:
@@ -526,12 +593,42 @@ def test_modal_has_no_axe_violations(
         page.get_by_test_id("chat-gift-button").click()
         shown = page.get_by_test_id("chat-gifts")
         expect(shown.locator("[data-testid^=gift-]").first).to_be_visible()
-    elif modal == "login-needed":  # a visitor's action on a profile (islands/LoginNeeded)
+    elif modal == "login-needed":  # a visitor's actions on a profile (islands/LoginNeeded)
         page = fresh_context(data, domain, language, width)
-        page.goto(url(f"/members/{data.demo}"))
+        page.goto(url(f"/members/{data.photos_profile}"))
         settle(page)
-        page.get_by_test_id("profile-like").click()
-        shown = page.get_by_test_id("login-needed-like")
+        for key, button in LOGIN_NEEDED_BUTTONS.items():
+            page.get_by_test_id(button).click()
+            shown = page.get_by_test_id(f"login-needed-{key}")
+            expect(shown).to_be_visible()
+            assert_accessible(page, f"{domain} {language} {width} {modal} {key}")
+            page.keyboard.press("Escape")
+            expect(shown).to_have_count(0)
+        return
+    elif modal == "activation-reminder":  # right after signing up (islands/ActivationReminder)
+        page = fresh_context(data, domain, language, width, user=data.sessions["unconfirmed"])
+        page.goto(url("/?api_signup_complete=1"))
+        if width < 576:  # not on phones: the alert is checked with the pages
+            settle(page)
+            expect(page.get_by_test_id("activation-modal")).to_have_count(0)
+            shown = page.get_by_test_id("activation-alert")
+            page.goto(url("/"))
+        else:
+            shown = page.get_by_test_id("activation-modal")
+            expect(shown).to_be_visible()
+            shown.get_by_test_id("activation-resend").click()
+            expect(shown.get_by_test_id("activation-resend-status")).not_to_be_empty()
+    elif modal == "account-delete":
+        page = fresh_context(data, domain, language, width, user=member_user)
+        _delete_flow(page, url, f"{domain} {language} {width} {modal}")
+        return
+    elif modal in ("empty-layout", "empty-layout-visitor"):  # the sandbox checkout
+        with django_db_blocker.unblock():
+            path = in_thread(_checkout_path, data.site, member_user, data.package, data.method)
+        page = fresh_context(data, domain, language, width, user=member_user if modal == "empty-layout" else None)
+        page.goto(url(path))
+        expect(page.locator("body")).to_have_class(re.compile(r"\blayout-empty\b"))
+        shown = page.get_by_test_id("sandbox-checkout")
     elif modal in ("account-menu", "language-menu"):  # the top bar's open dropdown menus
         who = member_user if modal == "account-menu" else None
         page = fresh_context(data, domain, language, width, user=who)

@@ -160,13 +160,17 @@ def test_send_a_gift_from_the_profile(site_server, page, site, new_context):
     expect(page).to_have_url(site_server.url("localhost", "/credits"))
 
 
-def _photos(site, user, count: int) -> None:
+def _photos(site, user, count: int, approved: bool = False) -> None:
+    """`count` photos uploaded by `user`; `approved`: moderated, so others see them too."""
+    from apps.profiles.models import PhotoStatus
     from apps.profiles.services.photos import photo_upload
     from apps.profiles.tests.helpers import jpeg_upload
 
     with on_site(site):
         for i in range(count):
-            photo_upload(site=site, user=user, upload=jpeg_upload(colour=(60 * i, 90, 160), name=f"p{i}.jpg"))
+            photo = photo_upload(site=site, user=user, upload=jpeg_upload(colour=(60 * i, 90, 160), name=f"p{i}.jpg"))
+            if approved:
+                Photo.objects.filter(pk=photo.pk).update(status=PhotoStatus.ACTIVE)
 
 
 def test_photo_viewer_by_keyboard(site_server, page, site):
@@ -205,28 +209,48 @@ def test_photo_viewer_by_keyboard(site_server, page, site):
     expect(photos.nth(1)).to_be_focused()
 
 
+LOGIN_NEEDED = {  # key: (the button, the dialog's own text, spec §2 profile page)
+    "message": ("profile-message", "Log in or sign up to send a message."),
+    "like": ("profile-like", "Log in or sign up to like this profile."),
+    "gift": ("profile-gift", "Log in or sign up to send a gift."),
+    "photos": ("profile-photos-login", "Log in or sign up to see more photos."),
+}
+
+
 def test_every_modal_uses_the_one_dialog_login_needed(site_server, page, site):
-    """A visitor's profile actions open the one Dialog by keyboard: focus moves into it,
-    Tab stays inside, Escape closes it and focus goes back to the button that opened it."""
+    """A visitor's profile actions (message, like, gift, more photos) each open the one
+    Dialog with its own text, by keyboard and by click: focus moves into it, Tab stays
+    inside, Escape or the close button closes it and focus goes back to the button that
+    opened it."""
     _email, profile = member(site, "Keyboard")
+    in_thread(_photos, site, profile.user, 2, approved=True)  # one shown to visitors, one behind the lock
     enter(page, site_server.url("localhost", f"/members/{profile.pk}"))
-    for key in ("message", "like", "gift"):
-        button = page.get_by_test_id(f"profile-{key}")
+    expect(page.locator('[data-island="LoginNeeded"][data-island-mounted]')).to_have_count(1)
+    for key, (button_id, text) in LOGIN_NEEDED.items():
+        button = page.get_by_test_id(button_id)
+        dialog = page.get_by_test_id(f"login-needed-{key}")
+
+        # By keyboard: Enter opens it, Escape closes it.
         button.focus()
         page.keyboard.press("Enter")
-        dialog = page.get_by_test_id(f"login-needed-{key}")
         expect(dialog).to_be_visible()
         expect(dialog).to_have_js_property("open", True)
-        expect(dialog.get_by_role("heading")).to_have_accessible_name(dialog.get_by_role("heading").inner_text())
-        assert dialog.evaluate("(el) => el.contains(document.activeElement)")
+        expect(dialog).to_have_accessible_name(text)
+        expect(dialog.get_by_role("heading")).to_have_text(text)
+        expect(page.get_by_test_id("login-needed-close")).to_be_focused()
         for _ in range(4):  # close button, login, signup, and round again
             page.keyboard.press("Tab")
             assert dialog.evaluate("(el) => el.contains(document.activeElement)")
         page.keyboard.press("Escape")
         expect(dialog).to_have_count(0)
         expect(button).to_be_focused()
-    # The close button closes it too; no Bootstrap modal is left on the page.
-    page.get_by_test_id("profile-like").click()
-    page.get_by_test_id("login-needed-close").click()
-    expect(page.get_by_test_id("login-needed-like")).to_have_count(0)
+
+        # By click: the close button closes it.
+        button.click()
+        expect(dialog).to_be_visible()
+        expect(page.get_by_test_id("login-needed-close")).to_be_focused()
+        page.get_by_test_id("login-needed-close").click()
+        expect(dialog).to_have_count(0)
+        expect(button).to_be_focused()
+    # No Bootstrap modal is left on the page.
     assert page.locator(".modal").count() == 0
