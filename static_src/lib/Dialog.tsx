@@ -9,6 +9,7 @@
  * - Escape and a click on the backdrop close it only where the dialog allows it
  *   (`closeOnEscape`, `closeOnBackdrop`); otherwise it nudges (a short scale) and stays.
  * - Labelled by its title (aria-labelledby), optionally described (aria-describedby).
+ * - Without children it has no body: the title (the whole message) and the footer only.
  * - The page behind does not scroll while a dialog is open (class dialog-open on <html>).
  * - Opens and closes with a short animation, none when the visitor prefers reduced motion.
  *
@@ -133,6 +134,11 @@ function unlockScroll(): void {
 
 function ownerDialog(target: EventTarget | null): Element | null {
   return target instanceof Element ? target.closest("dialog") : null;
+}
+
+/** Whether the dialog has a body: without content, none (no empty gap between title and footer). */
+export function hasContent(children: ReactNode): boolean {
+  return children !== undefined && children !== null && children !== false && children !== "";
 }
 
 function classes(...names: (string | false | null | undefined)[]): string {
@@ -378,7 +384,7 @@ export function Dialog({
             />
           )}
         </div>
-        <div className={classes("modal-body", bodyClassName)}>{children}</div>
+        {hasContent(children) && <div className={classes("modal-body", bodyClassName)}>{children}</div>}
         {footer && <div className={classes("modal-footer", footerClassName)}>{footer}</div>}
       </div>
     </dialog>

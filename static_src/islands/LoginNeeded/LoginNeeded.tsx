@@ -5,6 +5,7 @@
  * `data-login-needed="<key>"` and this island with one text per key. A click on such a
  * button opens the one Dialog (lib/Dialog.tsx) with that key's text and the login and signup
  * links; focus goes back to the button on close. Buttons whose key has no text stay inert.
+ * While it closes (its animation) it keeps its text and test id.
  */
 import { useEffect, useState } from "react";
 
@@ -21,7 +22,9 @@ export interface LoginNeededProps {
 export const TRIGGER_ATTRIBUTE = "data-login-needed";
 
 export function LoginNeeded({ loginUrl, signupUrl, texts, strings }: LoginNeededProps) {
+  // The last key stays while the dialog closes (its closing animation shows the same text).
   const [key, setKey] = useState<string | null>(null);
+  const [open, setOpen] = useState(false);
 
   // One listener on the document: the buttons are server-rendered outside the island.
   useEffect(() => {
@@ -31,6 +34,7 @@ export function LoginNeeded({ loginUrl, signupUrl, texts, strings }: LoginNeeded
       if (!wanted || !Object.hasOwn(texts, wanted)) return;
       event.preventDefault();
       setKey(wanted);
+      setOpen(true);
     };
     document.addEventListener("click", onClick);
     return () => document.removeEventListener("click", onClick);
@@ -39,8 +43,8 @@ export function LoginNeeded({ loginUrl, signupUrl, texts, strings }: LoginNeeded
   const text = key !== null ? texts[key] : undefined;
   return (
     <Dialog
-      open={text !== undefined}
-      onClose={() => setKey(null)}
+      open={open && text !== undefined}
+      onClose={() => setOpen(false)}
       title={text ?? ""}
       closeLabel={strings.close}
       size="sm"

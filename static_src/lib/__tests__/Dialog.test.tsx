@@ -2,7 +2,7 @@ import { act, cleanup, fireEvent, render, screen } from "@testing-library/react"
 import { StrictMode, useRef, useState } from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
-import { Dialog, NUDGE_MS, type DialogProps } from "../Dialog";
+import { Dialog, NUDGE_MS, hasContent, type DialogProps } from "../Dialog";
 
 afterEach(() => {
   cleanup();
@@ -390,5 +390,22 @@ describe("Dialog", () => {
     openFromTrigger();
     fireEvent.click(screen.getByTestId("close"));
     expect(screen.queryByTestId("dialog")).toBeNull();
+  });
+});
+
+describe("Dialog without content", () => {
+  it("has no body, only its title and footer", () => {
+    render(<Dialog open onClose={() => {}} title="Log in first" footer={<a href="/login">Login</a>} testId="bare" />);
+    const dialog = screen.getByTestId("bare");
+    expect(dialog.querySelector(".modal-body")).toBeNull();
+    expect(dialog.querySelector(".modal-header")!.textContent).toBe("Log in first");
+    expect(dialog.querySelector(".modal-footer")!.textContent).toBe("Login");
+  });
+
+  it.each([[undefined], [null], [false], [""]])("counts %s as no content, text and elements as content", (empty) => {
+    expect(hasContent(empty)).toBe(false);
+    expect(hasContent("text")).toBe(true);
+    expect(hasContent(0)).toBe(true);
+    expect(hasContent(<p>text</p>)).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 
 import { LoginNeeded, type LoginNeededProps } from "../LoginNeeded";
 
@@ -53,6 +53,24 @@ describe("LoginNeeded", () => {
     like.focus();
     act(() => like.click());
     fireEvent.keyDown(screen.getByTestId("login-needed-like"), { key: "Escape" });
+    expect(document.querySelector("dialog")).toBeNull();
+    expect(document.activeElement).toBe(like);
+  });
+
+  it("keeps its text and test id while it closes, until its closing animation ends", () => {
+    const computed = vi.spyOn(window, "getComputedStyle");
+    computed.mockImplementation(() => ({ animationName: "app-dialog-out" }) as CSSStyleDeclaration);
+    const { like } = page();
+    like.focus();
+    act(() => like.click());
+    const dialog = screen.getByTestId("login-needed-like");
+    fireEvent.keyDown(dialog, { key: "Escape" });
+    expect(dialog.classList.contains("app-dialog-closing")).toBe(true);
+    expect(screen.getByTestId("login-needed-like")).toBe(dialog);
+    expect(screen.getByRole("heading").textContent).toBe(props.texts.like);
+    act(() => {
+      dialog.dispatchEvent(new Event("animationend"));
+    });
     expect(document.querySelector("dialog")).toBeNull();
     expect(document.activeElement).toBe(like);
   });
