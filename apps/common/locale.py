@@ -87,6 +87,15 @@ def get_format(name: str, tag: str | None = None):
     return formats.get_format(name, lang=format_language(tag), use_l10n=True)
 
 
+def one_full_stop(sentence: str) -> str:
+    """`sentence` ending in one full stop where a date put in it ends with its own: English
+    date formats end in "a.m." or "p.m." ("This code expired on Nov. 28, 2026, 2:30 p.m.."),
+    and a translation's sentence ends with a full stop after it. An ellipsis stays."""
+    if sentence.endswith("..") and not sentence.endswith("..."):
+        return sentence[:-1]
+    return sentence
+
+
 def date_format(value, format_name: str = "DATE_FORMAT", tag: str | None = None) -> str:
     """A date or datetime in the locale's named format (DATE_FORMAT, SHORT_DATE_FORMAT,
     DATETIME_FORMAT, TIME_FORMAT...): "25 Nov 2026" and "25/11/2026" for en-GB."""

@@ -155,7 +155,7 @@ def _used() -> ApplicationError:
 
 def _expired(expires: datetime) -> ApplicationError:
     when = locale.date_format(timezone.localtime(expires), "DATETIME_FORMAT")
-    return _error("code_expired", _("This code expired on %(date)s.") % {"date": when})
+    return _error("code_expired", locale.one_full_stop(_("This code expired on %(date)s.") % {"date": when}))
 
 
 def _not_for_you() -> ApplicationError:

@@ -1,12 +1,12 @@
 """Discount codes, the time bonus and the welcome discount (spec §3, §4, §9):
 apps.payments.discounts."""
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from django.utils import formats, timezone
+from django.utils import formats, timezone, translation
 
 from apps.accounts.models import User
 from apps.common.exceptions import ApplicationError
@@ -302,9 +302,19 @@ class TestDiscountCheck:
         _code(site, expires=expires)
         error = _error(site, _member(site), "SUMMER10")
         when = formats.date_format(timezone.localtime(expires), "DATETIME_FORMAT")
-        assert (error.code, error.message) == ("code_expired", f"This code expired on {when}.")
+        # One full stop, also after a time ending in "a.m." or "p.m.".
+        assert (error.code, error.message) == ("code_expired", f"This code expired on {when.rstrip('.')}.")
+        assert not error.message.endswith("..")
         _code(site, "LATER", expires=timezone.now() + timedelta(minutes=1))
         assert _check(site, _member(site, name="ben"), "LATER").expires is not None
+
+    def test_expired_in_the_afternoon_ends_with_one_full_stop(self, site):
+        # English times end in "p.m.": the sentence's own full stop is not doubled.
+        _code(site, "AFTERNOON", expires=datetime(2020, 1, 2, 14, 30, tzinfo=UTC))
+        with timezone.override("UTC"), translation.override("en"):
+            error = _error(site, _member(site), "AFTERNOON")
+        assert error.message.startswith("This code expired on ") and "2020" in error.message
+        assert error.message.endswith(" p.m.") and not error.message.endswith("..")
 
     def test_wrong_country(self, site):
         _code(site, country="NL")
