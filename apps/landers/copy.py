@@ -53,7 +53,7 @@ COPY: dict[str, NicheCopy] = {
             map_heading=_("Singles near you in %(place)s"),
             feed_heading=_("See what singles near you are up to"),
             video_heading=_("Your next date could be one message away"),
-            captions=(_("Singles near you are online"), _("Like a profile, get a match"), _CHAT, _SIGN_UP),
+            captions=(_("Singles near you were active recently"), _("Like a profile, get a match"), _CHAT, _SIGN_UP),
             members_tagline=_("New singles join every day. Like them, play the swipe game or start a chat."),
         ),
         NicheCopy(
@@ -66,7 +66,7 @@ COPY: dict[str, NicheCopy] = {
             map_heading=_("Women near you in %(place)s"),
             feed_heading=_("See what women near you are up to"),
             video_heading=_("She could be one message away"),
-            captions=(_("Women near you are online"), _LIKE_HER, _CHAT, _SIGN_UP),
+            captions=(_("Women near you were active recently"), _LIKE_HER, _CHAT, _SIGN_UP),
             members_tagline=_("New women join every day. Like them, play the swipe game or start a chat."),
         ),
         NicheCopy(
@@ -80,7 +80,7 @@ COPY: dict[str, NicheCopy] = {
             feed_heading=_("See what kinky adults near you are up to"),
             video_heading=_("Your boundaries, your rules, your match"),
             captions=(
-                _("Like-minded adults are online"),
+                _("Like-minded adults were active recently"),
                 _("Discreet and consensual"),
                 _("Chat about what you like"),
                 _SIGN_UP,
@@ -97,7 +97,7 @@ COPY: dict[str, NicheCopy] = {
             map_heading=_("Curvy women near you in %(place)s"),
             feed_heading=_("See what curvy women near you are up to"),
             video_heading=_("Curves, confidence and a lot of fun"),
-            captions=(_("Curvy women near you are online"), _LIKE_HER, _CHAT, _SIGN_UP),
+            captions=(_("Curvy women near you were active recently"), _LIKE_HER, _CHAT, _SIGN_UP),
             members_tagline=_("New curvy women join every day. Like them, play the swipe game or start a chat."),
         ),
         NicheCopy(
@@ -110,7 +110,12 @@ COPY: dict[str, NicheCopy] = {
             map_heading=_("Mature women near you in %(place)s"),
             feed_heading=_("See what mature women near you are up to"),
             video_heading=_("Experience makes every date better"),
-            captions=(_("Mature women near you are online"), _LIKE_HER, _("Chat and take your time"), _SIGN_UP),
+            captions=(
+                _("Mature women near you were active recently"),
+                _LIKE_HER,
+                _("Chat and take your time"),
+                _SIGN_UP,
+            ),
             members_tagline=_("New mature women join every day. Like them, play the swipe game or start a chat."),
         ),
         NicheCopy(
@@ -123,7 +128,7 @@ COPY: dict[str, NicheCopy] = {
             map_heading=_("Confident women near you in %(place)s"),
             feed_heading=_("See what confident women near you are up to"),
             video_heading=_("She knows what she wants"),
-            captions=(_("Confident women near you are online"), _LIKE_HER, _CHAT, _SIGN_UP),
+            captions=(_("Confident women near you were active recently"), _LIKE_HER, _CHAT, _SIGN_UP),
             members_tagline=_("New confident women join every day. Like them, play the swipe game or start a chat."),
         ),
         NicheCopy(
@@ -136,7 +141,7 @@ COPY: dict[str, NicheCopy] = {
             map_heading=_("Guys near you in %(place)s"),
             feed_heading=_("See what guys near you are up to"),
             video_heading=_("Your next date is one message away"),
-            captions=(_("Guys near you are online"), _("Like his profile, get a match"), _CHAT, _SIGN_UP),
+            captions=(_("Guys near you were active recently"), _("Like his profile, get a match"), _CHAT, _SIGN_UP),
             members_tagline=_("New guys join every day. Like them, play the swipe game or start a chat."),
         ),
     )

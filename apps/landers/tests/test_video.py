@@ -100,7 +100,7 @@ def test_captions_in_each_language_of_the_site(site, site_video, client_for):
     english = client.get("/landers/captions/en.vtt")
     assert english.status_code == 200 and english["Content-Type"] == "text/vtt; charset=utf-8"
     text = english.content.decode()
-    assert text.startswith("WEBVTT\n\n1\n00:00:00.000 --> 00:00:02.000\nSingles near you are online\n")
+    assert text.startswith("WEBVTT\n\n1\n00:00:00.000 --> 00:00:02.000\nSingles near you were active recently\n")
     assert "4\n00:00:06.000 --> 00:00:08.000\nSign up for free\n" in text
     french = client.get("/landers/captions/fr.vtt")
     assert french["Content-Language"] == "fr"
@@ -149,3 +149,26 @@ def test_the_command_makes_the_demo_sites_video(site, capsys):
     video = LanderVideo.objects.get(site=site)
     lander_video_delete(site=site)
     assert not LanderVideo.objects.filter(pk=video.pk).exists()
+
+
+# How the captions used to claim presence, per language ("online" in most of them).
+PRESENCE = {"es": "conectad", "fi": "paikalla", "fr": "en ligne", "nb": "pålogget"}
+
+
+@pytest.mark.parametrize("language", ["da", "de", "en", "es", "fi", "fr", "it", "nb", "nl", "pl", "sv"])
+def test_the_captions_claim_recent_activity_never_presence(language):
+    """The site knows when members were last active, not who is online now: no caption of
+    any niche says "online", in any language; each first caption is translated."""
+    from django.utils import translation
+
+    from apps.landers.copy import COPY
+
+    with translation.override("en"):
+        english = {niche: str(copy.captions[0]) for niche, copy in COPY.items()}
+    with translation.override(language):
+        for niche, copy in COPY.items():
+            for caption in copy.captions:
+                text = str(caption).lower()
+                assert "online" not in text and PRESENCE.get(language, "online") not in text, (language, text)
+            assert "recently" in english[niche]
+            assert (str(copy.captions[0]) != english[niche]) == (language != "en"), (language, niche)
