@@ -56,6 +56,39 @@ def test_13_touch_targets_are_44_px_on_phones(site_server, page, site, women):  
         assert _small_controls(page) == [], path
 
 
+def test_checkboxes_are_large_and_their_rows_44_px_on_phones(site_server, page, site):
+    """The settings' checkboxes and switches (/notifications): 1.25em boxes (Bootstrap's 1em is too small to
+    hit), each row with its label 44 px high, the box beside the label's first line."""
+    email, _profile = member(site, "Checks")
+    log_in(page, site_server, email)
+    goto_past_the_match_modal(page, site_server.url("localhost", "/notifications"))
+    checks = page.locator(".form-check")
+    expect(checks.first).to_be_visible()
+    page.screenshot(path="/tmp/gaps-settings-390.png", full_page=True)
+    found = page.evaluate(
+        """() => [...document.querySelectorAll(".form-check")].filter(el => el.offsetParent !== null).map(el => {
+            const input = el.querySelector(".form-check-input"), label = el.querySelector(".form-check-label");
+            const row = el.getBoundingClientRect(), box = input.getBoundingClientRect();
+            const lab = label ? label.getBoundingClientRect() : row;
+            return {row: row.height, box: box.height, font: parseFloat(getComputedStyle(input).fontSize),
+                    label: lab.height, inside: box.top >= row.top - 0.5 && box.bottom <= row.bottom + 0.5,
+                    aligned: Math.abs((box.top + box.bottom) / 2 - (lab.top + Math.min(lab.height, 44) / 2)) < 4};
+        })"""
+    )
+    assert found, "no checkbox on the settings page"
+    for check in found:
+        assert check["box"] >= 1.25 * check["font"] - 0.5, check
+        assert check["row"] >= TOUCH - 0.5 and check["label"] >= TOUCH - 0.5, check
+        assert check["inside"] and check["aligned"], check
+    # The notification table's checkboxes too (a box per channel in each row).
+    boxes = page.evaluate(
+        """() => [...document.querySelectorAll("input.form-check-input")].filter(el => el.offsetParent !== null)
+            .map(el => [el.getBoundingClientRect().width, parseFloat(getComputedStyle(el).fontSize)])"""
+    )
+    assert len(boxes) > len(found)
+    assert all(width >= 1.25 * font - 0.5 for width, font in boxes), boxes
+
+
 def test_13_touch_targets_on_the_login_page(site_server, page):
     page.goto(site_server.url("localhost", "/login"))
     page.get_by_test_id("entry-warning-enter").click()

@@ -32,12 +32,34 @@ def test_report_message(site, site_server, page, browser_context):
     expect(theirs.get_by_test_id("message-text")).to_have_text("Send me 200 euro by Western Union")
     # Only the incoming message carries "Report"; the keyboard reaches it.
     report = theirs.get_by_role("button", name="Report this message")
+    # A control that looks like one (an outlined button with a flag and its word), at
+    # least 44 px square to touch.
+    expect(report).to_contain_text("Report")
+    looks = report.evaluate(
+        """el => { const s = getComputedStyle(el), box = el.getBoundingClientRect();
+            return {width: box.width, height: box.height, border: s.borderTopStyle, borderWidth: s.borderTopWidth,
+                    icon: !!el.querySelector("svg"), underline: s.textDecorationLine}; }"""
+    )
+    assert looks["width"] >= 44 and looks["height"] >= 44, looks
+    assert looks["border"] == "solid" and looks["borderWidth"] != "0px" and looks["icon"], looks
+    assert looks["underline"] == "none", looks
+    page.screenshot(path=f"/tmp/gaps-report-{page.viewport_size['width']}.png")
     report.focus()
     page.keyboard.press("Enter")
     dialog = page.get_by_test_id("chat-report")
     expect(dialog).to_be_visible()
     expect(dialog.get_by_test_id("chat-report-excerpt")).to_have_text("Send me 200 euro by Western Union")
     assert_accessible(page, f"report dialog {page.viewport_size['width']}")
+
+    # The reasons' radio buttons are 1.25em, not Bootstrap's 1em; on a phone each row is
+    # a 44 px target (the label checks it).
+    radio = dialog.get_by_label("Asks for money or is a scam")
+    size = radio.evaluate("el => [el.getBoundingClientRect().width, parseFloat(getComputedStyle(el).fontSize)]")
+    assert size[0] >= 1.25 * size[1] - 0.5, size
+    if page.viewport_size["width"] < 768:
+        row = radio.locator("xpath=..").bounding_box()
+        assert row["height"] >= 44, row
+    page.screenshot(path=f"/tmp/gaps-report-dialog-{page.viewport_size['width']}.png")
 
     dialog.get_by_test_id("chat-report-send").click()
     expect(dialog.get_by_test_id("chat-report-error")).to_have_text("Choose a reason.")

@@ -178,7 +178,7 @@ function Bubble({
       {onReport && (
         <button
           type="button"
-          className="btn btn-link btn-sm chat-report-link"
+          className="btn btn-sm btn-outline-secondary chat-report-link"
           aria-label={strings.reportMessage}
           title={strings.reportMessage}
           onPointerEnter={loadDialogs}
@@ -186,7 +186,10 @@ function Bubble({
           onClick={() => onReport(message)}
           data-testid="message-report"
         >
-          {strings.report}
+          <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="12" height="12" fill="currentColor" aria-hidden="true">
+            <path d="M14.778.085A.5.5 0 0 1 15 .5V8a.5.5 0 0 1-.314.464l-.186-.464.186.464-.026.01a12 12 0 0 1-.42.158c-.264.095-.631.223-1.047.35-.816.252-1.879.523-2.71.523-.847 0-1.548-.28-2.158-.525l-.028-.01C7.68 8.71 7.14 8.5 6.5 8.5c-.7 0-1.638.23-2.437.477A20 20 0 0 0 3 9.342V15.5a.5.5 0 0 1-1 0V.5a.5.5 0 0 1 1 0v.282c.226-.079.496-.17.79-.26C4.606.272 5.67 0 6.5 0c.84 0 1.524.277 2.121.519l.043.018C9.286.788 9.828 1 10.5 1c.7 0 1.638-.23 2.437-.477a20 20 0 0 0 1.349-.476z" />
+          </svg>
+          <span>{strings.report}</span>
         </button>
       )}
     </li>

@@ -489,6 +489,11 @@ describe("Conversation, report a message", () => {
     const buttons = screen.getAllByTestId("message-report");
     expect(buttons).toHaveLength(1); // "Hi there" from Anna; not our own "Hello Anna"
     expect(buttons[0].getAttribute("aria-label")).toBe("Report this message");
+    // A button that looks like one: outlined, a flag and the word, not a bare link.
+    expect(buttons[0].classList.contains("btn-outline-secondary")).toBe(true);
+    expect(buttons[0].classList.contains("btn-link")).toBe(false);
+    expect(buttons[0].querySelector("svg[aria-hidden='true']")).not.toBeNull();
+    expect(buttons[0].textContent).toBe("Report");
     buttons[0].focus();
     fireEvent.click(buttons[0]);
     const dialog = screen.getByTestId("chat-report");
