@@ -31,7 +31,7 @@ from apps.chat.services import (
     message_send,
 )
 from apps.common.api.base import SiteApiView
-from apps.common.api.fields import StrictCharField
+from apps.common.api.fields import StrictCharField, StrictRegexField
 from apps.common.api.parsers import SafeJSONParser
 from apps.common.api.permissions import MemberRequired
 from apps.common.api.schema import MEMBER_ONLY
@@ -256,7 +256,7 @@ class MessageApi(ChatApiView):
 
     class MessageInput(serializers.Serializer):
         conversation = serializers.IntegerField(min_value=1)
-        client_id = serializers.RegexField(r"^[A-Za-z0-9_.:-]{1,64}$")
+        client_id = StrictRegexField(r"^[A-Za-z0-9_.:-]{1,64}$")
         # Length and emptiness are the service's (translated, with the site's limit).
         text = StrictCharField(required=False, allow_blank=True, trim_whitespace=False)
         gift = serializers.IntegerField(min_value=1, required=False)

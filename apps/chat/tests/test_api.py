@@ -159,6 +159,25 @@ def test_a_text_that_is_not_a_string_is_refused_and_nothing_stored(site, client_
         assert Message.objects.count() == 0
 
 
+@pytest.mark.parametrize("given", [0, 12, True, ["m1"], {"id": "m1"}])
+def test_a_client_id_that_is_not_a_string_is_refused_and_nothing_stored(site, client_for, pair, given):
+    """The schema says a string: a number is not taken as its digits."""
+    anna, ben = pair
+    credits_give(site, anna.user, 5)
+    with on_site(site):
+        from apps.chat.services import conversation_open
+
+        conversation = conversation_open(user=anna.user, profile_id=ben.pk)
+    client = logged_in(site, client_for, anna)
+    answer = _json(
+        client, "post", "/api/message.php", {"conversation": conversation.pk, "client_id": given, "text": "Hi"}
+    )
+    assert answer.status_code == 400
+    assert "client_id" in answer.json()["error"]["fields"]
+    with on_site(site):
+        assert Message.objects.count() == 0
+
+
 def test_the_third_started_conversation_needs_premium(site, client_for):
     anna = member(site, "Anna")
     credits_give(site, anna.user, 10)

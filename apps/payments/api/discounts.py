@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.common.api.base import SiteApiView
+from apps.common.api.fields import StrictCharField
 from apps.common.api.permissions import MemberRequired
 from apps.common.api.schema import MEMBER_ONLY
 from apps.common.exceptions import ApplicationError
@@ -28,7 +29,7 @@ class DiscountCodeApi(SiteApiView):
     permission_classes = [MemberRequired]
 
     class DiscountCodeQuery(serializers.Serializer):
-        code = serializers.CharField(required=False, allow_blank=True, max_length=100, trim_whitespace=True)
+        code = StrictCharField(required=False, allow_blank=True, max_length=100, trim_whitespace=True)
         package = serializers.IntegerField(required=False, min_value=1)
         method = serializers.ChoiceField(choices=sorted(PAYMENT_METHODS), required=False)
         welcome = serializers.BooleanField(required=False, default=False)

@@ -19,6 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.common.api.base import SiteApiView
+from apps.common.api.fields import StrictCharField
 from apps.common.api.permissions import MemberRequired
 from apps.common.api.schema import MEMBER_ONLY
 from apps.common.exceptions import ApplicationError
@@ -93,7 +94,7 @@ class PaymentApi(SiteApiView):
         package = serializers.IntegerField(min_value=1)
         # Every method there is; one not offered in the member's country is a 409.
         method = serializers.ChoiceField(choices=sorted(PAYMENT_METHODS))
-        discount_code = serializers.CharField(max_length=40, required=False, allow_blank=True, default="")
+        discount_code = StrictCharField(max_length=40, required=False, allow_blank=True, default="")
 
     @extend_schema(
         parameters=[
