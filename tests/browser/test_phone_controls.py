@@ -64,7 +64,6 @@ def test_checkboxes_are_large_and_their_rows_44_px_on_phones(site_server, page, 
     goto_past_the_match_modal(page, site_server.url("localhost", "/notifications"))
     checks = page.locator(".form-check")
     expect(checks.first).to_be_visible()
-    page.screenshot(path="/tmp/gaps-settings-390.png", full_page=True)
     found = page.evaluate(
         """() => [...document.querySelectorAll(".form-check")].filter(el => el.offsetParent !== null).map(el => {
             const input = el.querySelector(".form-check-input"), label = el.querySelector(".form-check-label");
@@ -87,6 +86,19 @@ def test_checkboxes_are_large_and_their_rows_44_px_on_phones(site_server, page, 
     )
     assert len(boxes) > len(found)
     assert all(width >= 1.25 * font - 0.5 for width, font in boxes), boxes
+    # Each of the table's boxes is pressed through its cell: a 44 px square label.
+    cells = page.evaluate(
+        """() => [...document.querySelectorAll("td .check-cell")].filter(el => el.offsetParent !== null)
+            .map(el => [el.getBoundingClientRect().width, el.getBoundingClientRect().height])"""
+    )
+    assert cells and all(width >= TOUCH - 0.5 and height >= TOUCH - 0.5 for width, height in cells), cells
+    first = page.locator("td .check-cell").first
+    box = first.locator("input")
+    was = box.is_checked()
+    first.scroll_into_view_if_needed()
+    area = first.bounding_box()
+    page.mouse.click(area["x"] + 3, area["y"] + 3)  # the cell's corner, beside the box
+    expect(box).to_be_checked(checked=not was)
 
 
 def test_13_touch_targets_on_the_login_page(site_server, page):
