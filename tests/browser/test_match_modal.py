@@ -11,7 +11,7 @@ from apps.profiles.models import PhotoStatus
 from apps.profiles.services.photos import photo_upload
 from apps.profiles.tests.helpers import jpeg_upload
 from conftest import csp_violations, on_site
-from tests.browser.helpers import PASSWORD, member
+from tests.browser.helpers import log_in, member
 from tests.live import in_thread
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
@@ -37,12 +37,7 @@ def test_the_match_modal_shows_the_liker_sharp_and_unstretched(site, site_server
         page = context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(site_server.url("localhost", "/login"))
-        page.get_by_test_id("entry-warning-enter").click()
-        page.get_by_test_id("entry-warning").wait_for(state="detached")
-        page.locator("#login-email").fill(a_email)
-        page.locator("#login-password").fill(PASSWORD)
-        page.get_by_test_id("login-submit").click()
+        log_in(page, site_server, a_email)
 
         modal = page.get_by_test_id("match-modal")
         expect(modal).to_be_visible()
