@@ -362,13 +362,17 @@ def track_requests(page) -> None:
 
 
 def settle(page) -> None:
-    """Wait until the page has loaded, its islands are mounted and no request of its
+    """Wait until the page has loaded, its islands are mounted, no request of its
     scripts has been in flight for a moment (what the islands render from their answers
-    is on the page). Cheaper than Playwright's networkidle, which waits 500 ms."""
+    is on the page) and no finite CSS animation or transition is running (a dialog still
+    fading in blends its colours with the page, and axe would judge the blend). Cheaper
+    than Playwright's networkidle, which waits 500 ms."""
     page.wait_for_load_state("load")
     page.wait_for_function(
         "() => [...document.querySelectorAll('[data-island]')].every(el => el.hasAttribute('data-island-mounted'))"
-        " && window.__a11yQuiet()",
+        " && window.__a11yQuiet()"
+        " && document.getAnimations().every(a => a.playState !== 'running'"
+        " || a.effect?.getComputedTiming().endTime === Infinity)",
         polling="raf",
     )
 
