@@ -22,6 +22,7 @@ class TcpProxy:
         self.connections: list[socket.socket] = []
         self.lock = threading.Lock()
         self.closed = False
+        self.refused = 0  # connections refused while down
         threading.Thread(target=self._accept, daemon=True).start()
 
     def url(self, scheme: str = "redis", path: str = "/0") -> str:
@@ -70,6 +71,7 @@ class TcpProxy:
                 return
             if self.down:
                 client.close()
+                self.refused += 1
                 continue
             try:
                 upstream = socket.create_connection(self.target, timeout=5)

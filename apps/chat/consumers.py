@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import random
 import time
 from datetime import datetime
 from importlib import import_module
@@ -56,6 +57,11 @@ SESSION_CHECK_SECONDS = 300.0
 # Close codes: 4401 visitor or unknown site (refused before the handshake completes),
 # or the session the socket was opened with logged out.
 CLOSE_UNAUTHORIZED = 4401
+# A closing socket's group_discard is tried again after these pauses (seconds) when Redis
+# does not answer: thousands of sockets closing at once on a saturated machine had their
+# connections to Redis time out, and each such socket stayed in its member's group until
+# the group's expiry (a day; bench "scale": 64 groups of 400 left).
+DISCARD_RETRY_SECONDS = (0.5, 1.0, 2.0, 4.0, 8.0)
 CLOSE_TOO_BIG = 1009
 CLOSE_POLICY = 1008
 
@@ -202,11 +208,18 @@ class MemberConsumer(AsyncWebsocketConsumer):
             self.checker.cancel()
             self.checker = None
         group, self.group = self.group, None
-        if group:
+        if not group:
+            return
+        for pause in (*DISCARD_RETRY_SECONDS, None):
             try:
                 await self.channel_layer.group_discard(group, self.channel_name)
-            except Exception:  # Redis away: the group's expiry removes the channel later
-                logger.exception("socket of group %s not discarded", group)
+                return
+            except Exception:
+                if pause is None:  # Redis away for good: the group's expiry removes the channel
+                    logger.exception("socket of group %s not discarded", group)
+                    return
+            # A little apart, so that sockets that failed together do not retry together.
+            await asyncio.sleep(pause * (0.75 + 0.5 * random.random()))  # noqa: S311 - jitter, no secret
 
     async def connect(self) -> None:
         self.site = self.scope.get("site")

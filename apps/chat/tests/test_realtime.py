@@ -9,6 +9,7 @@ import json
 import secrets
 import threading
 import uuid
+from urllib.parse import urlsplit
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -455,6 +456,64 @@ def test_a_socket_whose_client_is_gone_when_an_event_arrives_leaves_its_group(co
         assert set(await connection.zrange(key, 0, -1)) - before == set()
 
     run(body)
+
+
+def test_a_closing_socket_leaves_its_group_once_redis_answers_again(committed, site, pair, settings, monkeypatch):
+    """Thousands of sockets closing at once on a saturated machine had their Redis
+    connections time out, and each such socket stayed in its member's group until the
+    group's expiry (bench "scale": 64 groups of 400 left). A socket whose group_discard
+    fails tries again, a little later each time, and leaves the group once Redis answers."""
+    import redis.asyncio
+    import redis.exceptions
+
+    from apps.chat import consumers
+    from apps.common.realtime import member_group
+    from tests.faults import TcpProxy
+
+    monkeypatch.setattr(consumers, "DISCARD_RETRY_SECONDS", (0.1,) * 50)
+    layer_settings = settings.CHANNEL_LAYERS["default"]
+    host = layer_settings["CONFIG"]["hosts"][0]
+    address = urlsplit(host["address"])
+    proxy = TcpProxy(address.port or 6379, address.hostname or "127.0.0.1")
+    through = {**host, "address": proxy.url(path=address.path or "/0"), "socket_connect_timeout": 1}
+    config = {**layer_settings["CONFIG"], "hosts": [through]}
+    settings.CHANNEL_LAYERS = {"default": {**layer_settings, "CONFIG": config}}
+    anna, _ben, _conversation = pair
+    session = committed.session(site, anna.user)
+
+    async def body():
+        layer = channel_layers["default"]
+        group = member_group(site_id=site.pk, user_id=anna.user.pk)
+        key = layer._group_key(group)
+        direct = redis.asyncio.Redis.from_url(host["address"])  # the real Redis, not through the proxy
+        try:
+            before = set(await direct.zrange(key, 0, -1))  # another test's socket may be there
+            socket = _socket("localhost", session)
+            assert (await socket.connect(timeout=TIMEOUT))[0]
+            await socket.send_json_to({"type": "ping"})
+            assert await socket.receive_json_from(timeout=TIMEOUT) == {"type": "pong"}
+            assert len(set(await direct.zrange(key, 0, -1)) - before) == 1
+            proxy.cut()
+            await socket.send_input({"type": "websocket.disconnect", "code": 1000})
+            for _ in range(500):  # until the consumer's discard has met the closed door twice
+                if proxy.refused >= 2:
+                    break
+                await asyncio.sleep(0.02)
+            assert proxy.refused >= 2
+            assert len(set(await direct.zrange(key, 0, -1)) - before) == 1  # not left yet
+            proxy.restore()
+            # The consumer ends once its discard went through (the layer's receive, cut
+            # too, may have ended it first with its ConnectionError: either way it leaves).
+            with contextlib.suppress(redis.exceptions.ConnectionError):
+                await socket.wait(10)
+            assert set(await direct.zrange(key, 0, -1)) - before == set()
+        finally:
+            await direct.aclose()
+
+    try:
+        run(body)
+    finally:
+        proxy.close()
 
 
 def test_sockets_opened_at_once_are_checked_together_each_as_its_own_member(committed, site, pair, monkeypatch):
