@@ -57,10 +57,12 @@ TITLE = "ws delivery p99 (ms): group_send->socket vs Redis pub/sub"
 SEND_TITLE = "chat send->deliver p99 (ms): POST message->socket"
 ANSWER_TITLE = "chat sender's answer p99 (ms): POST message->HTTP answer"
 MEMORY_TITLE = "ws memory per idle connection (KB)"
+CPU_TITLE = "chat message POST: server CPU per message (ms)"
 DELIVERY_GOAL = 10.0
 SEND_GOAL_MS = 25.0
 ANSWER_GOAL_MS = 25.0
 MEMORY_GOAL_KB = 64.0
+CPU_GOAL_MS = 10.0
 CONNECT_CONCURRENCY = 50
 RECEIVE_TIMEOUT = 10.0
 CREDITS = 1000
@@ -446,6 +448,7 @@ def run(options) -> list[Result]:
     send = Result(name=NAME, title=SEND_TITLE, goal=f"p99 <= {SEND_GOAL_MS:.0f} ms", ratio_format="{:.1f}x")
     answer = Result(name=NAME, title=ANSWER_TITLE, goal=f"p99 <= {ANSWER_GOAL_MS:.0f} ms", ratio_format="{:.1f}x")
     memory = Result(name=NAME, title=MEMORY_TITLE, goal=f"<= {MEMORY_GOAL_KB:.0f} KB", ratio_format="{:.1f} KB")
+    cpu_row = Result(name=NAME, title=CPU_TITLE, goal=f"<= {CPU_GOAL_MS:.0f} ms", ratio_format="{:.1f} ms")
     limits = raise_fd_limit(2 * count + 512)
     prefix = channel_prefix_use()
     log(f"  creating {count:,} members with sessions and {count // 2:,} conversations")
@@ -481,6 +484,15 @@ def run(options) -> list[Result]:
     answer.goal_met = answer_stats["p99"] <= ANSWER_GOAL_MS
     cpu = report["cpu_ms_per_message"]
     cpu_note = f"; server CPU {cpu:.2f} ms per message" if cpu is not None else ""
+    if cpu is not None:
+        cpu_row.measured, cpu_row.ratio = cpu, cpu
+        cpu_row.measured_label = f"{cpu:.2f} ({report['cpu_sends']} messages)"
+        cpu_row.goal_met = cpu <= CPU_GOAL_MS
+        cpu_row.notes.append(
+            f"the server process's CPU time (/proc) over {report['cpu_sends']} messages posted one at a time, each "
+            "until delivered, / messages: the POST (middleware, session, message_send), the events after commit "
+            "and their delivery, the unread count after the answer; the machine's other load slows it too"
+        )
     per_connection_kb = (report["rss_after"] - report["rss_before"]) / count / 1024
     memory.baseline, memory.baseline_label = report["rss_before"], f"{report['rss_before'] / 2**20:.1f} MB (0 open)"
     memory.measured = report["rss_after"]
@@ -540,5 +552,5 @@ def run(options) -> list[Result]:
         "other_frames": report["other_frames"],
         "pid": os.getpid(),
     }
-    delivery.details = send.details = answer.details = memory.details = details
-    return [delivery, send, answer, memory]
+    delivery.details = send.details = answer.details = memory.details = cpu_row.details = details
+    return [delivery, send, answer, cpu_row, memory]
