@@ -15,6 +15,7 @@ from apps.chat.models import CHAT_HISTORY_LIMIT, Message, MessageKind, Participa
 from apps.chat.payloads import gift_name, message_payload, message_preview
 from apps.chat.pricing import message_cost
 from apps.common.exceptions import ApplicationError
+from apps.common.prepared import PreparedQuery
 from apps.profiles.models import Block
 from apps.profiles.selectors import public_main_image
 
@@ -96,10 +97,23 @@ def chats_state(*, user) -> dict:
     return {"chats": chats, "last_opened": last_opened}
 
 
+# The badge is counted after every message a member receives: compiled once
+# (apps.common.prepared). One row per member, none without open chats.
+_UNREAD_TOTAL = PreparedQuery(
+    lambda user_id: (
+        _open_participations(user_id=user_id)
+        .filter(listed=True)
+        .values("user_id")
+        .annotate(total=Sum("num_unread"))
+        .values_list("total")
+    )
+)
+
+
 def unread_total(*, user) -> int:
     """Unread messages over the member's open chats (the top bar's badge). One query."""
-    total = _open_participations(user_id=user.pk).filter(listed=True).aggregate(total=Sum("num_unread"))["total"]
-    return total or 0
+    rows = _UNREAD_TOTAL.rows(user_id=user.pk)
+    return (rows[0][0] or 0) if rows else 0
 
 
 def conversation_history(*, user, conversation_id, limit: int = CHAT_HISTORY_LIMIT) -> dict:

@@ -34,6 +34,7 @@ from apps.chat.payloads import message_payload
 from apps.chat.pricing import message_cost
 from apps.chat.safety import message_review
 from apps.common.exceptions import ApplicationError
+from apps.common.prepared import PreparedQuery
 from apps.common.realtime import event_send_on_commit
 from apps.credits.models import EntryKind
 from apps.credits.services import credits_spend, not_enough_credits_error
@@ -277,19 +278,18 @@ WHERE id = ANY(%s)
 """  # noqa: S608 (table names from the models, values as parameters)
 
 
-def _sendable(*, user: User, conversation_id: int, cost: int) -> tuple[Participant, Participant, User | None, bool]:
-    """(the sender's participant row, the other's with the conversation, the recipient,
-    whether this is the conversation's first message), with the rows locked, once the
-    sender (their account row locked) may send this message. Raises the refusal."""
-    # The conversation's two participant rows and the conversation, locked in one
-    # statement, with both profiles and whether a block stands between the two.
-    rows = list(
+# The sender's account row, locked (compiled once: apps.common.prepared).
+_SENDER = PreparedQuery(lambda user_id: User.objects.select_for_update().filter(pk=user_id))
+# The conversation's two participant rows and the conversation, locked in one statement,
+# with both profiles and whether a block stands between the two.
+_PARTICIPANTS = PreparedQuery(
+    lambda user_id, conversation_id: (
         Participant.objects.select_for_update(of=("self", "conversation"))
         .select_related("conversation", "profile", "profile__user")
         .annotate(
             blocked=Exists(
                 Block.objects.filter(
-                    Q(blocker_id=user.pk, blocked_id=OuterRef("profile_id"))
+                    Q(blocker_id=user_id, blocked_id=OuterRef("profile_id"))
                     | Q(blocker_id=OuterRef("profile__user_id"), blocked_id=OuterRef("other_profile_id"))
                 )
             )
@@ -297,6 +297,14 @@ def _sendable(*, user: User, conversation_id: int, cost: int) -> tuple[Participa
         .filter(conversation_id=conversation_id)
         .order_by("pk")
     )
+)
+
+
+def _sendable(*, user: User, conversation_id: int, cost: int) -> tuple[Participant, Participant, User | None, bool]:
+    """(the sender's participant row, the other's with the conversation, the recipient,
+    whether this is the conversation's first message), with the rows locked, once the
+    sender (their account row locked) may send this message. Raises the refusal."""
+    rows = _PARTICIPANTS.objects(user_id=user.pk, conversation_id=conversation_id)
     mine = next((row for row in rows if row.user_id == user.pk), None)
     if mine is None:
         raise _conversation_not_found()
@@ -355,7 +363,7 @@ def message_send(
     files: list[str] = []
     try:
         with transaction.atomic():
-            sender = User.objects.select_for_update().get(pk=user.pk)
+            sender = _SENDER.objects(user_id=user.pk)[0]
             try:
                 mine, theirs, recipient, first = _sendable(user=sender, conversation_id=conversation_id, cost=cost)
             except ApplicationError:
