@@ -493,9 +493,16 @@ async def idle_measure(servers: list[tuple[str, int]], data: dict, total: int) -
     await asyncio.sleep(2)
     before = [statistics.median(await rss_samples(pid)) for _, pid in servers]
 
+    cpu_before = [cpu_seconds(pid) for _, pid in servers] + [cpu_seconds(os.getpid())]
     started = time.perf_counter()
     await asyncio.gather(*(group.open_all(range(len(placement[s]))) for s, group in enumerate(sockets)))
     connect_seconds = time.perf_counter() - started
+    cpu_after = [cpu_seconds(pid) for _, pid in servers] + [cpu_seconds(os.getpid())]
+    # Where the opening's time goes: each server's CPU per handshake, and this client's.
+    connect_cpu_ms = [
+        (a - b) * 1000 / max(1, count) if a is not None and b is not None else None
+        for a, b, count in zip(cpu_after, cpu_before, [*[len(p) for p in placement], total], strict=True)
+    ]
     await asyncio.sleep(3)
     after = [statistics.median(await rss_samples(pid)) for _, pid in servers]
     log(
@@ -533,6 +540,7 @@ async def idle_measure(servers: list[tuple[str, int]], data: dict, total: int) -
         "sockets": total,
         "per_process": [len(p) for p in placement],
         "connect_seconds": round(connect_seconds, 2),
+        "connect_cpu_ms": connect_cpu_ms,
         "rss_before": before,
         "rss_after": after,
         "closed_before_check": closed,
@@ -726,7 +734,9 @@ def run(options) -> list[Result]:
         f"{sockets_total:,} sockets of {members:,} members opened against two fresh processes, "
         f"{CONNECT_CONCURRENCY} handshakes in flight per process (each: the session and member check, the "
         "member group's group_add, the accept, the delivered state of waiting messages); graded only with "
-        f"{RECONNECT_GOAL_SOCKETS:,} sockets or more"
+        f"{RECONNECT_GOAL_SOCKETS:,} sockets or more; CPU per handshake while opening: servers "
+        + " + ".join(_per(value, 1) for value in report["connect_cpu_ms"][:-1])
+        + f" ms, the bench's own client {_per(report['connect_cpu_ms'][-1], 1)} ms"
     )
     if report["missing"]:
         idle.notes.append(f"not delivered: {report['missing'][:5]}")

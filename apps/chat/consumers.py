@@ -38,6 +38,7 @@ from django.utils import timezone
 from django_tenants.utils import tenant_context
 
 from apps.accounts.models import User, UserStatus
+from apps.chat.batching import LoopBatcher
 from apps.common.exceptions import ApplicationError
 from apps.common.realtime import HANDLER, member_group, session_token
 
@@ -91,10 +92,24 @@ def _delivered(site, user, conversation_id: int, up_to) -> int:
     return _in_site(site, messages_delivered, user=user, conversation_id=conversation_id, up_to_id=up_to)
 
 
-def _delivered_pending(site, user) -> int:
-    from apps.chat.services import messages_delivered_pending
+def _delivered_pending(items: list[tuple[object, int]]) -> list[int]:
+    """The delivered state of the messages waiting for the members whose sockets just
+    opened, (site, member id) each: one batch per site (messages_delivered_pending_many),
+    so that a crowd reconnecting at once shares the hop and the queries."""
+    from apps.chat.services import messages_delivered_pending_many
 
-    return _in_site(site, messages_delivered_pending, user=user)
+    sites: dict[int, tuple[object, list[int]]] = {}
+    for site, user_id in items:
+        sites.setdefault(site.pk, (site, []))[1].append(user_id)
+    for site, user_ids in sites.values():
+        _in_site(site, messages_delivered_pending_many, user_ids=user_ids)
+    return [0] * len(items)
+
+
+# Looked up by name at each batch, so that a test can count the batches.
+_delivered_pending_batch = LoopBatcher(
+    lambda items: _delivered_pending(items), size=200, name="delivered state of sockets' members"
+)
 
 
 def session_member(site, session_key: str | None):
@@ -243,7 +258,7 @@ class MemberConsumer(AsyncWebsocketConsumer):
         self.checker = asyncio.create_task(self._check_periodically())
         # The device is online: what was sent to the member meanwhile is delivered now.
         try:
-            await database_sync_to_async(_delivered_pending)(self.site, self.user)
+            await _delivered_pending_batch((self.site, self.user.pk))
         except Exception:  # never keeps the socket from working; the next connect tries again
             logger.exception("delivered state of member %s not updated on connect", self.user.pk)
 

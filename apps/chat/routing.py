@@ -8,29 +8,24 @@ Order of the checks for a new socket (config/asgi.py):
    apps.tenants.middleware), then the member from the session cookie, read in that
    site's schema: sessions and accounts live there. Channels' AuthMiddlewareStack
    would read them in whatever schema the worker thread was left in. The handshakes
-   that arrive together are checked together (_Handshakes: one thread hop and two
+   that arrive together are checked together (apps.chat.batching: one thread hop and two
    queries per site for a batch), so a crowd reconnecting at once does not queue
    behind one database thread three queries at a time.
 3. The consumer refuses visitors (apps.chat.consumers)."""
 
 from __future__ import annotations
 
-import asyncio
 import copy
-import logging
-import weakref
 from urllib.parse import urlparse
 
-from channels.db import database_sync_to_async
 from channels.security.websocket import WebsocketDenier
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.http.cookie import parse_cookie
 from django.urls import path
 
+from apps.chat.batching import LoopBatcher
 from apps.chat.consumers import MemberConsumer, sessions_members
-
-logger = logging.getLogger(__name__)
 
 
 def _header(scope, name: bytes) -> str:
@@ -97,56 +92,17 @@ def _sites_and_members(lookups: list[tuple[str, str | None]]) -> list[tuple]:
     return results
 
 
-class _Handshakes:
-    """The handshakes waiting for their site and member on one event loop. They are
-    looked up in batches, one thread hop and two queries per site for the whole batch:
-    one at a time, each handshake waited for three queries in the one thread that runs
-    the sockets' database calls, and 5,000 members reconnecting to a process after a
-    deploy waited for each other for a minute (bench "scale"). While a batch is in the
-    database, the next one gathers; a batch holds at most BATCH handshakes."""
-
-    BATCH = 200
-
-    def __init__(self) -> None:
-        self.waiting: list[tuple[str, str | None, asyncio.Future]] = []
-        self.running = False
-
-    async def lookup(self, hostname: str, session_key: str | None) -> tuple:
-        future = asyncio.get_running_loop().create_future()
-        self.waiting.append((hostname, session_key, future))
-        if not self.running:
-            self.running = True
-            asyncio.get_running_loop().create_task(self._run())
-        return await future
-
-    async def _run(self) -> None:
-        try:
-            while self.waiting:
-                batch, self.waiting = self.waiting[: self.BATCH], self.waiting[self.BATCH :]
-                try:
-                    results = await database_sync_to_async(_sites_and_members)([(h, k) for h, k, _f in batch])
-                except Exception as error:  # the database is away: these handshakes fail, the next try again
-                    logger.exception("sessions of %d sockets not checked", len(batch))
-                    for _h, _k, future in batch:
-                        if not future.done():
-                            future.set_exception(error)
-                    continue
-                for (_h, _k, future), result in zip(batch, results, strict=True):
-                    if not future.done():  # not given up by its socket meanwhile
-                        future.set_result(result)
-        finally:
-            self.running = False
-
-
-_handshakes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Handshakes] = weakref.WeakKeyDictionary()
+# The handshakes that arrive together on one event loop are checked together: one thread
+# hop and two queries per site for a batch of at most 200 (apps.chat.batching). One at a
+# time, each handshake waited for three queries in the one thread that runs the sockets'
+# database calls, and 5,000 members reconnecting to a process after a deploy waited for
+# each other for a minute (bench "scale"). Looked up by name at each batch, so that a
+# test can count the batches.
+_site_and_member_batch = LoopBatcher(lambda lookups: _sites_and_members(lookups), size=200, name="sessions of sockets")
 
 
 async def _site_and_member(hostname: str, session_key: str | None) -> tuple:
-    loop = asyncio.get_running_loop()
-    handshakes = _handshakes.get(loop)
-    if handshakes is None:
-        handshakes = _handshakes[loop] = _Handshakes()
-    return await handshakes.lookup(hostname, session_key)
+    return await _site_and_member_batch((hostname, session_key))
 
 
 class SiteSessionMiddleware:

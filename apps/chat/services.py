@@ -555,12 +555,29 @@ def messages_delivered_pending(*, user) -> int:
     """The member's device came online (a socket opened): every message waiting for them
     is delivered, and each sender's pages hear of it per conversation. Two queries
     whatever the number of conversations; returns the number of messages."""
-    waiting = Participant.objects.filter(user_id=user.pk, num_unread__gt=0).values("conversation_id")
-    rows = list(
-        Message.objects.filter(conversation_id__in=waiting, held=False, delivered_at__isnull=True)
-        .exclude(sender_id=user.pk)
-        .values_list("id", "conversation_id", "sender_id")
-    )
+    return messages_delivered_pending_many(user_ids=[user.pk])
+
+
+def messages_delivered_pending_many(*, user_ids: list[int]) -> int:
+    """messages_delivered_pending for many members of the site at once (the sockets of a
+    crowd reconnecting together, apps.chat.batching): the conversations where one of them
+    has unread messages, then those messages, in two queries whatever the number of
+    members; one UPDATE when some are waiting. A message is delivered when a member of
+    the batch other than its sender has unread messages in its conversation, as for one
+    member. Returns the number of messages delivered."""
+    waiting: dict[int, list[int]] = {}
+    for conversation_id, user_id in Participant.objects.filter(user_id__in=user_ids, num_unread__gt=0).values_list(
+        "conversation_id", "user_id"
+    ):
+        waiting.setdefault(conversation_id, []).append(user_id)
+    if not waiting:
+        return 0
+    rows = []
+    for message_id, conversation_id, sender_id in Message.objects.filter(
+        conversation_id__in=list(waiting), held=False, delivered_at__isnull=True
+    ).values_list("id", "conversation_id", "sender_id"):
+        if any(user_id != sender_id for user_id in waiting[conversation_id]):
+            rows.append((message_id, conversation_id, sender_id))
     if not rows:
         return 0
     now = timezone.now()

@@ -256,6 +256,58 @@ def test_messages_sent_while_the_recipient_was_offline_are_delivered_when_a_sock
     assert None not in in_thread(states)
 
 
+def test_sockets_opening_at_once_deliver_what_waits_for_each_member_in_shared_batches(
+    committed, site, pair, monkeypatch
+):
+    """A crowd reconnecting at once (a deploy) marks what waited for each member delivered
+    in batches: one database hop for many sockets, and still each member gets only the
+    messages sent to them, each sender hears of it, and a member with nothing waiting
+    delivers nothing. Anna and Ben each wrote to the other while both were offline."""
+    from apps.chat import consumers
+
+    anna, ben, conversation = pair
+    carl = committed.member(site, "Carl")
+    sessions = {
+        "anna": committed.session(site, anna.user),
+        "ben": committed.session(site, ben.user),
+        "carl": committed.session(site, carl.user),
+    }
+    to_ben, _ = in_thread(_send_sync, site, anna, conversation, "Are you there?")
+    to_anna, _ = in_thread(_send_sync, site, ben, conversation, "Yes, are you?")
+    batches: list[int] = []
+    deliver = consumers._delivered_pending
+
+    def counted(items):
+        batches.append(len(items))
+        return deliver(items)
+
+    monkeypatch.setattr(consumers, "_delivered_pending", counted)
+    who = ["anna", "ben", "carl"] * 4
+
+    async def body():
+        sockets = [_socket("localhost", sessions[name]) for name in who]
+        results = await asyncio.gather(*(socket.connect(timeout=TIMEOUT) for socket in sockets))
+        assert all(connected for connected, _ in results)
+        heard = {}
+        for name, socket in zip(who, sockets, strict=True):
+            if name != "carl" and name not in heard:
+                event = await _until(socket, "delivered")
+                heard[name] = (event["conversation"], event["up_to"])
+        # Each sender hears that their own message was delivered.
+        assert heard == {"anna": (conversation.pk, to_ben.pk), "ben": (conversation.pk, to_anna.pk)}
+        assert sum(batches) == len(who) and len(batches) < len(who)
+        for socket in sockets:
+            await socket.disconnect()
+
+    run(body)
+
+    def states():
+        with on_site(site):
+            return set(Message.objects.filter(pk__in=[to_ben.pk, to_anna.pk]).values_list("delivered_at", flat=True))
+
+    assert None not in in_thread(states)
+
+
 def test_typing_into_someone_elses_conversation_reaches_nobody(committed, site, pair):
     _anna, ben, conversation = pair
     carl = committed.member(site, "Carl")
