@@ -228,16 +228,17 @@ def explain(schema: str) -> str:
     from django.contrib.auth.models import AnonymousUser
     from django.db import connection
 
-    from apps.profiles.search import filters_q, search_params_parse
-    from apps.profiles.visibility import profiles_visible_to
+    from apps.profiles.search import PAGE_SIZE, page_sql, search_params_parse
     from apps.tenants.models import Site
 
     site = Site.objects.get(schema_name=schema)
     connection.set_tenant(site)
     try:
         search = search_params_parse(site=site, viewer=AnonymousUser(), params=SEARCH_QUERY)
-        queryset = profiles_visible_to(None).filter(filters_q(search.filters)).order_by("-created", "-id")[:25]
-        return queryset.explain()
+        sql, params = page_sql(search.filters, limit=PAGE_SIZE + 1)
+        with connection.cursor() as cursor:
+            cursor.execute(f"EXPLAIN {sql}", params)
+            return "\n".join(row[0] for row in cursor.fetchall())
     finally:
         connection.set_schema_to_public()
 

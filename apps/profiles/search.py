@@ -12,8 +12,9 @@ import hashlib
 import json
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
+from functools import cache
 
-from django.db.models import Q, QuerySet
+from django.db import connection
 from django.http import QueryDict
 from django.utils import timezone
 from django.utils.translation import get_language, gettext_lazy, ngettext
@@ -30,6 +31,7 @@ from apps.profiles.models import (
     EyeColor,
     Gender,
     HairColor,
+    Photo,
     Profile,
     RelationshipStatus,
     Sexuality,
@@ -127,6 +129,9 @@ class SearchRequest:
     page: int = 1
     cursor: tuple[datetime, int] | None = None
     niche_genders: tuple[str, ...] = field(default=(Gender.MALE, Gender.FEMALE))
+    # A member's block list, read with their own profile while parsing (search_run reads
+    # it itself when absent).
+    hidden: Hidden | None = None
 
 
 @dataclass
@@ -222,6 +227,8 @@ def search_params_parse(*, site: Site, viewer, params: QueryDict | dict) -> Sear
             for item in value if isinstance(value, list | tuple) else [value]:
                 query.appendlist(key, str(item))
         params = query
+    # The member's own profile and block list in one statement; the profile stays on the user.
+    hidden = _viewer_hidden(viewer)
     profile = own_profile(viewer)
     defaults = search_defaults(site=site, profile=profile)
     allowed_genders = niche_genders(site)
@@ -323,10 +330,98 @@ def search_params_parse(*, site: Site, viewer, params: QueryDict | dict) -> Sear
         fields=tuple(sorted(fields)),
         verified=verified,
     )
-    return SearchRequest(filters=filters, page=page, cursor=cursor, niche_genders=allowed_genders)
+    return SearchRequest(filters=filters, page=page, cursor=cursor, niche_genders=allowed_genders, hidden=hidden)
 
 
 # --- Queries ----------------------------------------------------------------------
+#
+# A member's search is a handful of statements (their own profile with the block list,
+# the page, the count when the cache does not have it, the similar results'), and the
+# ORM compiling each of them cost more than the database running it. So they are SQL
+# with parameters, built here from the filters: who may be seen at all comes from
+# `profiles_visible_to(None)` and the "verified" condition from `verified_q`, each
+# compiled by the ORM once per process (apps.profiles.visibility and selectors stay
+# their homes), and the rows become model instances as the ORM's would (same fields).
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """What a member may not see beyond what every visitor misses: `users`, their own
+    account and the members who blocked them; `profiles`, the profiles they blocked."""
+
+    users: tuple[int, ...]
+    profiles: tuple[int, ...]
+
+    @property
+    def blocks(self) -> bool:
+        return bool(self.profiles) or len(self.users) > 1
+
+
+@cache
+def _q(name: str) -> str:
+    return connection.ops.quote_name(name)
+
+
+@cache
+def _column(model, name: str) -> str:
+    return f"{_q(model._meta.db_table)}.{_q(model._meta.get_field(name).column)}"
+
+
+@cache
+def _compiled_where(kind: str) -> tuple[str, str, tuple]:
+    """(FROM, WHERE, params) of the profiles every visitor may see ("visible") or of the
+    verified condition ("verified"), as the ORM writes them, on "profiles_profile"."""
+    queryset = profiles_visible_to(None) if kind == "visible" else Profile.objects.filter(verified_q())
+    sql, params = queryset.values("pk").query.sql_with_params()
+    _select, found_from, rest = sql.partition(" FROM ")
+    from_sql, found_where, where_sql = rest.partition(" WHERE ")
+    if not (found_from and found_where) or " ORDER BY " in where_sql:
+        raise RuntimeError(f"unexpected SQL for {kind} profiles: {sql}")
+    return from_sql, where_sql, tuple(params)
+
+
+@cache
+def _card_fields() -> tuple[list, list]:
+    """The Profile and Photo fields a card reads (CARD_FIELDS), in model order."""
+    own = {name for name in CARD_FIELDS if "__" not in name} | {"id", "main_photo"}
+    photo = {name.split("__", 1)[1] for name in CARD_FIELDS if name.startswith("main_photo__")} | {"id"}
+    return (
+        [item for item in Profile._meta.concrete_fields if item.name in own],
+        [item for item in Photo._meta.concrete_fields if item.name in photo],
+    )
+
+
+@cache
+def _viewer_sql() -> tuple[str, list]:
+    profile_table, block_table = _q(Profile._meta.db_table), _q(Block._meta.db_table)
+    fields = list(Profile._meta.concrete_fields)
+    columns = ", ".join(_column(Profile, item.name) for item in fields)
+    blocker, blocked = _q(Block._meta.get_field("blocker").column), _q(Block._meta.get_field("blocked").column)
+    sql = (
+        f"SELECT {columns}, "  # noqa: S608 (names from the models, values as parameters)
+        f"ARRAY(SELECT {blocked} FROM {block_table} WHERE {blocker} = %s), "
+        f"ARRAY(SELECT {blocker} FROM {block_table} WHERE {blocked} = {_column(Profile, 'id')} AND {blocker} <> %s) "
+        f"FROM (SELECT 1) AS {_q('one')} LEFT OUTER JOIN {profile_table} ON {_column(Profile, 'user')} = %s"
+    )
+    return sql, fields
+
+
+def _viewer_hidden(viewer) -> Hidden | None:
+    """A member's own profile and block list in one statement (visitors: None). The profile
+    is kept on the user, so `own_profile(viewer)` reads nothing more."""
+    if not getattr(viewer, "is_authenticated", False):
+        return None
+    sql, fields = _viewer_sql()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [viewer.pk, viewer.pk, viewer.pk])
+        *values, blocked_profiles, blocker_users = cursor.fetchone()
+    relation = Profile._meta.get_field("user").remote_field
+    if not relation.is_cached(viewer):
+        profile = None
+        if values[0] is not None:
+            profile = Profile.from_db(connection.alias, [item.attname for item in fields], values)
+        relation.set_cached_value(viewer, profile)
+    return Hidden(users=(viewer.pk, *blocker_users), profiles=tuple(blocked_profiles))
 
 
 def _years_ago(today: date, years: int) -> date:
@@ -336,59 +431,143 @@ def _years_ago(today: date, years: int) -> date:
         return today.replace(year=today.year - years, day=28)
 
 
-def filters_q(filters: SearchFilters) -> Q:
+def filters_sql(filters: SearchFilters) -> tuple[str, list]:
     """The filters as one condition on Profile's own columns (no joins), so that it can
     also be excluded (similar results leave the exact matches out)."""
     today = timezone.localdate()
-    q = Q(
-        date_of_birth__lte=_years_ago(today, filters.min_age),
-        date_of_birth__gt=_years_ago(today, filters.max_age + 1),
-    )
+    born = _column(Profile, "date_of_birth")
+    parts = [f"{born} <= %s", f"{born} > %s"]
+    params: list = [_years_ago(today, filters.min_age), _years_ago(today, filters.max_age + 1)]
     # Both genders is no gender filter, so the index without gender serves it.
     if set(filters.genders) != set(Gender.values):
-        q &= Q(gender__in=filters.genders) if len(filters.genders) > 1 else Q(gender=filters.genders[0])
-    q &= Q(country=filters.country) if filters.country else Q(country__in=filters.countries)
-    if filters.region:
-        q &= Q(region=filters.region)
-    for name, value in filters.fields:
-        q &= Q(interests__contains=list(value)) if name == "interests" else Q(**{name: value})
-    if filters.verified:
-        q &= verified_q()
-    return q
-
-
-def _listed(queryset: QuerySet[Profile]) -> QuerySet[Profile]:
-    return queryset.select_related("main_photo").only(*CARD_FIELDS).order_by("-created", "-id")
-
-
-def _visible(filters: Q, hidden: Q | None) -> QuerySet[Profile]:
-    """What every visitor may see matching `filters`, less what this viewer may not
-    (`hidden`: the block list read once, so the page's query needs no subqueries)."""
-    visible = profiles_visible_to(None).filter(filters)
-    return visible.exclude(hidden) if hidden is not None else visible
-
-
-def _hidden_q(viewer) -> tuple[Q | None, bool]:
-    """Profiles `profiles_visible_to(viewer)` leaves out beyond what every visitor misses:
-    the viewer's own and blocks either way, and whether there are blocks. One query, on
-    the block table only."""
-    if not getattr(viewer, "is_authenticated", False):
-        return None, False
-    own = own_profile(viewer)
-    condition = Q(blocker_id=viewer.pk)
-    if own is not None:
-        condition |= Q(blocked_id=own.pk)
-    blocked_profiles: list[int] = []
-    blocker_users: list[int] = [viewer.pk]
-    for blocker_id, blocked_id in Block.objects.filter(condition).values_list("blocker_id", "blocked_id"):
-        if blocker_id == viewer.pk:
-            blocked_profiles.append(blocked_id)
+        if len(filters.genders) > 1:
+            parts.append(f"{_column(Profile, 'gender')} = ANY(%s)")
+            params.append(list(filters.genders))
         else:
-            blocker_users.append(blocker_id)
-    hidden = Q(user_id__in=blocker_users)
-    if blocked_profiles:
-        hidden |= Q(pk__in=blocked_profiles)
-    return hidden, bool(blocked_profiles) or len(blocker_users) > 1
+            parts.append(f"{_column(Profile, 'gender')} = %s")
+            params.append(filters.genders[0])
+    if filters.country:
+        parts.append(f"{_column(Profile, 'country')} = %s")
+        params.append(filters.country)
+    else:
+        parts.append(f"{_column(Profile, 'country')} = ANY(%s)")
+        params.append(list(filters.countries))
+    if filters.region:
+        parts.append(f"{_column(Profile, 'region')} = %s")
+        params.append(filters.region)
+    for name, value in filters.fields:
+        if name == "interests":
+            array_type = Profile._meta.get_field("interests").db_type(connection)
+            parts.append(f"{_column(Profile, 'interests')} @> %s::{array_type}")
+            params.append(list(value))
+        else:
+            parts.append(f"{_column(Profile, name)} = %s")
+            params.append(value)
+    if filters.verified:
+        _from, where, verified_params = _compiled_where("verified")
+        parts.append(where)
+        params.extend(verified_params)
+    return " AND ".join(parts), params
+
+
+def _matches_sql(
+    filters: SearchFilters, *, hidden: Hidden | None, leave_out: SearchFilters | None = None
+) -> tuple[str, str, list]:
+    """(FROM, WHERE, params) of what this viewer may see matching `filters`, less the
+    matches of `leave_out` (the similar results leave the exact ones out)."""
+    from_sql, where, params = _compiled_where("visible")
+    conditions, condition_params = filters_sql(filters)
+    where = f"{where} AND {conditions}"
+    params = [*params, *condition_params]
+    if leave_out is not None:
+        exact, exact_params = filters_sql(leave_out)
+        where += f" AND NOT COALESCE(({exact}), false)"
+        params += exact_params
+    if hidden is not None:
+        where += f" AND NOT (COALESCE({_column(Profile, 'user')} = ANY(%s), false)"
+        params.append(list(hidden.users))
+        if hidden.profiles:
+            where += f" OR {_column(Profile, 'id')} = ANY(%s)"
+            params.append(list(hidden.profiles))
+        where += ")"
+    return from_sql, where, params
+
+
+def page_sql(
+    filters: SearchFilters,
+    *,
+    hidden: Hidden | None = None,
+    leave_out: SearchFilters | None = None,
+    cursor: tuple[datetime, int] | None = None,
+    offset: int = 0,
+    limit: int = PAGE_SIZE,
+) -> tuple[str, list]:
+    """One page of matches with what their cards read, newest first (-created, -id),
+    after `cursor` (keyset) or from `offset`."""
+    from_sql, where, params = _matches_sql(filters, hidden=hidden, leave_out=leave_out)
+    own_fields, photo_fields = _card_fields()
+    photo_table = _q(Photo._meta.db_table)
+    columns = ", ".join(
+        [_column(Profile, item.name) for item in own_fields] + [_column(Photo, item.name) for item in photo_fields]
+    )
+    created, pk = _column(Profile, "created"), _column(Profile, "id")
+    if cursor is not None:
+        where += f" AND {created} <= %s AND ({created} < %s OR {pk} < %s)"
+        params += [cursor[0], cursor[0], cursor[1]]
+    sql = (
+        f"SELECT {columns} FROM {from_sql} LEFT OUTER JOIN {photo_table} "  # noqa: S608 (as above)
+        f"ON ({_column(Profile, 'main_photo')} = {_column(Photo, 'id')}) WHERE {where} "
+        f"ORDER BY {created} DESC, {pk} DESC LIMIT %s"
+    )
+    params.append(limit)
+    if offset:
+        sql += " OFFSET %s"
+        params.append(offset)
+    return sql, params
+
+
+def _listed(sql: str, params: list) -> list[Profile]:
+    """The rows of `page_sql` as profiles with their main photo loaded, as the ORM's
+    `select_related("main_photo").only(*CARD_FIELDS)` would make them."""
+    own_fields, photo_fields = _card_fields()
+    own_names = [item.attname for item in own_fields]
+    photo_names = [item.attname for item in photo_fields]
+    split = len(own_fields)
+    main_photo = Profile._meta.get_field("main_photo")
+    alias = connection.alias
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    profiles = []
+    for row in rows:
+        profile = Profile.from_db(alias, own_names, row[:split])
+        photo = Photo.from_db(alias, photo_names, row[split:]) if row[split] is not None else None
+        main_photo.set_cached_value(profile, photo)
+        profiles.append(profile)
+    return profiles
+
+
+def _count_sql(filters: SearchFilters, hidden_users: tuple[int, ...] = (), hidden_profiles: tuple[int, ...] = ()):
+    """Every visitor's matches, or with `hidden_*` only those among them this viewer may
+    not see."""
+    from_sql, where, params = _matches_sql(filters, hidden=None)
+    params = list(params)
+    hidden = []
+    if hidden_users:
+        hidden.append(f"COALESCE({_column(Profile, 'user')} = ANY(%s), false)")
+        params.append(list(hidden_users))
+    if hidden_profiles:
+        hidden.append(f"{_column(Profile, 'id')} = ANY(%s)")
+        params.append(list(hidden_profiles))
+    if hidden:
+        where += f" AND ({' OR '.join(hidden)})"
+    return f"SELECT COUNT(*) FROM {from_sql} WHERE {where}", params  # noqa: S608 (as above)
+
+
+def _scalar(sql: str, params: list) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()[0]
 
 
 def _own_outside(own: Profile | None, filters: SearchFilters) -> bool:
@@ -402,17 +581,13 @@ def _own_outside(own: Profile | None, filters: SearchFilters) -> bool:
     return own.country != filters.country if filters.country else own.country not in filters.countries
 
 
-def _count(filters: SearchFilters, hidden: Q | None) -> int:
+def _count(filters: SearchFilters, hidden: Hidden | None) -> int:
     """Matches for this viewer: the count for every visitor is cached per site and filters
     for COUNT_TTL seconds (an exact count reads every match); what this viewer may not see
     is subtracted with a query on the primary and user keys."""
-
-    def visible() -> QuerySet[Profile]:
-        return profiles_visible_to(None).filter(filters_q(filters))
-
-    total = volatile_get_or_set(f"search-count:{filters.key()}", lambda: visible().count(), COUNT_TTL)
+    total = volatile_get_or_set(f"search-count:{filters.key()}", lambda: _scalar(*_count_sql(filters)), COUNT_TTL)
     if hidden is not None:
-        total -= visible().filter(hidden).count()
+        total -= _scalar(*_count_sql(filters, hidden.users, hidden.profiles))
     return max(total, 0)
 
 
@@ -449,23 +624,20 @@ def search_run(*, site: Site, viewer, search: SearchRequest) -> SearchResult:
     the answer; `page` alone uses the cursor of that page if the server cached it for
     this viewer while serving the page before (by `page`), else an offset.
     On a first page shorter than PAGE_SIZE, similar results follow with their own count.
-    Queries: the block list, the page, the count (two on a cache miss), plus the similar
-    results' when shown; never one per profile."""
+    Queries: the member's own profile with the block list (unless the parameters' parsing
+    read them), the page, the count (two on a cache miss), plus the similar results' when
+    shown; never one per profile."""
     filters = search.filters
-    hidden, blocks = _hidden_q(viewer)
-    matches = _listed(_visible(filters_q(filters), hidden))
+    hidden = search.hidden if search.hidden is not None else _viewer_hidden(viewer)
     cursor = search.cursor
     if cursor is None and search.page > 1:
         cached = volatile_get(_cursor_cache_key(filters, viewer, search.page))
         if cached:
             cursor = _decode_cursor(cached)
     if cursor is not None:
-        created, pk = cursor
-        page_qs = matches.filter(created__lte=created).filter(Q(created__lt=created) | Q(id__lt=pk))
-        rows = list(page_qs[: PAGE_SIZE + 1])
+        rows = _listed(*page_sql(filters, hidden=hidden, cursor=cursor, limit=PAGE_SIZE + 1))
     else:
-        offset = (search.page - 1) * PAGE_SIZE
-        rows = list(matches[offset : offset + PAGE_SIZE + 1])
+        rows = _listed(*page_sql(filters, hidden=hidden, offset=(search.page - 1) * PAGE_SIZE, limit=PAGE_SIZE + 1))
     has_more = len(rows) > PAGE_SIZE
     results = rows[:PAGE_SIZE]
     next_cursor = _encode_cursor(results[-1].created, results[-1].pk) if has_more else None
@@ -473,6 +645,7 @@ def search_run(*, site: Site, viewer, search: SearchRequest) -> SearchResult:
         # Only pages the server placed itself: a client's cursor may not match its page.
         volatile_set(_cursor_cache_key(filters, viewer, search.page + 1), next_cursor, CURSOR_TTL)
     own = own_profile(viewer)
+    blocks = hidden is not None and hidden.blocks
 
     def count(counted: SearchFilters) -> int:
         # Without blocks, only the viewer's own profile can differ from a visitor's count.
@@ -483,11 +656,9 @@ def search_run(*, site: Site, viewer, search: SearchRequest) -> SearchResult:
     similar: list[Profile] = []
     num_similar = 0
     if search.page == 1 and search.cursor is None and len(results) < PAGE_SIZE:
-        exact = filters_q(filters)
         steps = _similar_steps(site=site, filters=filters)
         for index, relaxed in enumerate(steps):
-            candidates = _listed(_visible(filters_q(relaxed), hidden).exclude(exact))
-            similar = list(candidates[:PAGE_SIZE])
+            similar = _listed(*page_sql(relaxed, hidden=hidden, leave_out=filters))
             if len(results) + len(similar) >= PAGE_SIZE or index == len(steps) - 1:
                 # The relaxed filters hold every exact match: their count minus the exact one.
                 num_similar = max(count(relaxed) - num_results, len(similar)) if similar else 0
@@ -512,7 +683,7 @@ def search_page(*, site: Site, viewer, search: SearchRequest) -> dict:
     traffic from the landers mostly asks for the same first pages. A member's page is
     always made afresh (blocks, their own profile)."""
     if getattr(viewer, "is_authenticated", False):
-        return search_payload(search_run(site=site, viewer=viewer, search=search))
+        return search_payload(search_run(site=site, viewer=viewer, search=search), site=site)
     raw = json.dumps([
         get_language(), search.filters.key(), search.page, search.cursor and _encode_cursor(*search.cursor),
         search.niche_genders, timezone.localdate().isoformat(),
@@ -520,7 +691,7 @@ def search_page(*, site: Site, viewer, search: SearchRequest) -> dict:
     key = "search-page:" + hashlib.sha1(raw.encode(), usedforsecurity=False).hexdigest()
     payload = volatile_get(key)
     if payload is None:
-        payload = search_payload(search_run(site=site, viewer=viewer, search=search))
+        payload = search_payload(search_run(site=site, viewer=viewer, search=search), site=site)
         volatile_set(key, payload, VISITOR_PAGE_TTL)
     return payload
 
@@ -528,16 +699,17 @@ def search_page(*, site: Site, viewer, search: SearchRequest) -> dict:
 # --- Output -----------------------------------------------------------------------
 
 
-def search_payload(result: SearchResult) -> dict:
-    """The JSON of GET /api/search.php."""
+def search_payload(result: SearchResult, *, site: Site | None = None) -> dict:
+    """The JSON of GET /api/search.php; `site` (the connection's when not given) shows
+    the cards as that site does."""
     today = timezone.localdate()
     return {
-        "results": [profile_card(profile, today=today) for profile in result.results],
+        "results": [profile_card(profile, today=today, site=site) for profile in result.results],
         "page": result.page,
         "num_results": result.num_results,
         "has_more": result.has_more,
         "next": result.next_cursor,
-        "similar": [profile_card(profile, today=today) for profile in result.similar],
+        "similar": [profile_card(profile, today=today, site=site) for profile in result.similar],
         "num_similar": result.num_similar,
         "num_results_text": ngettext("%(count)s member found", "%(count)s members found", result.num_results)
         % {"count": result.num_results},
