@@ -381,20 +381,44 @@ def _compiled_where(kind: str) -> tuple[str, str, tuple]:
 
 
 @cache
-def _card_fields() -> tuple[list, list]:
+def _card_fields() -> tuple[tuple, tuple]:
     """The Profile and Photo fields a card reads (CARD_FIELDS), in model order."""
     own = {name for name in CARD_FIELDS if "__" not in name} | {"id", "main_photo"}
     photo = {name.split("__", 1)[1] for name in CARD_FIELDS if name.startswith("main_photo__")} | {"id"}
     return (
-        [item for item in Profile._meta.concrete_fields if item.name in own],
-        [item for item in Photo._meta.concrete_fields if item.name in photo],
+        tuple(item for item in Profile._meta.concrete_fields if item.name in own),
+        tuple(item for item in Photo._meta.concrete_fields if item.name in photo),
     )
 
 
 @cache
-def _viewer_sql() -> tuple[str, list]:
+def _converters(model, fields: tuple) -> tuple:
+    """(index, column, functions) of the fields whose values the ORM converts after
+    reading them, in its order (the backend's, then the field's); none today."""
+    found = []
+    for index, item in enumerate(fields):
+        column = item.get_col(model._meta.db_table)
+        functions = [*connection.ops.get_db_converters(column), *column.get_db_converters(connection)]
+        if functions:
+            found.append((index, column, tuple(functions)))
+    return tuple(found)
+
+
+def _instance(model, fields: tuple, values):
+    """A model instance from the columns of `fields`, as the ORM makes it from a row."""
+    converters = _converters(model, fields)
+    if converters:
+        values = list(values)
+        for index, column, functions in converters:
+            for function in functions:
+                values[index] = function(values[index], column, connection)
+    return model.from_db(connection.alias, [item.attname for item in fields], values)
+
+
+@cache
+def _viewer_sql() -> tuple[str, tuple]:
     profile_table, block_table = _q(Profile._meta.db_table), _q(Block._meta.db_table)
-    fields = list(Profile._meta.concrete_fields)
+    fields = tuple(Profile._meta.concrete_fields)
     columns = ", ".join(_column(Profile, item.name) for item in fields)
     blocker, blocked = _q(Block._meta.get_field("blocker").column), _q(Block._meta.get_field("blocked").column)
     sql = (
@@ -419,7 +443,7 @@ def _viewer_hidden(viewer) -> Hidden | None:
     if not relation.is_cached(viewer):
         profile = None
         if values[0] is not None:
-            profile = Profile.from_db(connection.alias, [item.attname for item in fields], values)
+            profile = _instance(Profile, fields, values)
         relation.set_cached_value(viewer, profile)
     return Hidden(users=(viewer.pk, *blocker_users), profiles=tuple(blocked_profiles))
 
@@ -530,18 +554,15 @@ def _listed(sql: str, params: list) -> list[Profile]:
     """The rows of `page_sql` as profiles with their main photo loaded, as the ORM's
     `select_related("main_photo").only(*CARD_FIELDS)` would make them."""
     own_fields, photo_fields = _card_fields()
-    own_names = [item.attname for item in own_fields]
-    photo_names = [item.attname for item in photo_fields]
     split = len(own_fields)
     main_photo = Profile._meta.get_field("main_photo")
-    alias = connection.alias
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     profiles = []
     for row in rows:
-        profile = Profile.from_db(alias, own_names, row[:split])
-        photo = Photo.from_db(alias, photo_names, row[split:]) if row[split] is not None else None
+        profile = _instance(Profile, own_fields, row[:split])
+        photo = _instance(Photo, photo_fields, row[split:]) if row[split] is not None else None
         main_photo.set_cached_value(profile, photo)
         profiles.append(profile)
     return profiles

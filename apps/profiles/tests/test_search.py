@@ -356,6 +356,20 @@ class TestSimilar:
         assert body["num_similar"] == 3
         assert body["num_similar_text"] == "3 similar members"
 
+    def test_similar_results_and_their_count_leave_out_blocks_both_ways(self, site, client_for):
+        client, me = member_client(site, client_for)
+        with on_site(site):
+            make_profile(name="scot", region="GB-SCT")
+            make_profile(name="english", region="GB-ENG", user=True)
+            blocked = make_profile(name="blocked", region="GB-ENG", user=True)
+            Block.objects.create(blocker=me.user, blocked=blocked)
+            blocker = make_profile(name="blocker", region="GB-ENG", user=True)
+            Block.objects.create(blocker=blocker.user, blocked=me)
+        body = client.get(URL, {"region": "GB-SCT"}).json()
+        assert names(body) == ["scot"]
+        assert names(body, "similar") == ["english"]
+        assert body["num_similar"] == 1
+
     def test_wider_ages_then_any_country(self, site, member):
         client, _ = member
         with on_site(site):
