@@ -40,7 +40,7 @@ VALUE_MAX_LENGTH = 100
 _MAX_LENGTHS = {key: SignupTracking._meta.get_field(key).max_length for key in _KEYS}
 
 LANDING_BACK = "lb"
-_ARRIVAL_KEYS = (*PARAMS, LANDING_BACK)
+ARRIVAL_KEYS = (*PARAMS, LANDING_BACK)
 
 CONSENT_COOKIE = f"{settings.COOKIE_PREFIX}consent"
 CONSENT_ALL, CONSENT_NECESSARY = "all", "necessary"
@@ -151,7 +151,7 @@ def arrival_redirect(request: HttpRequest, path: str, query) -> HttpResponseRedi
     request or the page cache's Visitor (apps.common.page_cache, which answers it for
     visitors of a cached page with this function); only its cookies are read."""
     found = {key: query[key][:VALUE_MAX_LENGTH] for key in PARAMS if query.get(key)}
-    rest = [(key, value) for key, value in query.items() if key not in _ARRIVAL_KEYS]
+    rest = [(key, value) for key, value in query.items() if key not in ARRIVAL_KEYS]
     response = HttpResponseRedirect(path + (f"?{urlencode(rest)}" if rest else ""))
     kept = _cookie_data(request)
     data = {**kept, **found}
@@ -171,7 +171,7 @@ def arrival_data(request: HttpRequest, query) -> dict[str, str]:
 
 
 def is_arrival(query) -> bool:
-    return any(key in query for key in _ARRIVAL_KEYS)
+    return any(key in query for key in ARRIVAL_KEYS)
 
 
 class TrackingMiddleware:

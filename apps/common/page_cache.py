@@ -34,7 +34,9 @@ as Django made it, and answered for every later arrival with that visitor's own 
 and cookie, made by the same function, and told to the `arrival_seen` hooks (the visit
 is counted: apps.conversions.visits); the page it leads to (`/?t=30`) has only
 parameters no page reads (`passing_params`), so it is the plain visit's page, from the
-cache or rendered without them.
+cache or rendered without them. When that page is stored for the visitor as they come
+back with the redirect's cookies, the arrival is answered with the page and those cookies
+at once (one response; the page's script takes the parameters out of the address).
 
 It is infrastructure beside SiteASGIHandler and knows no app above apps.common: the
 addresses it looks up are those of the `cacheable` views in the site URLconf
@@ -77,6 +79,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from urllib.parse import parse_qsl
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -160,6 +163,15 @@ class Visitor:
         self.headers = {"Accept-Language": accept_language}
         self.META = {settings.GEOIP_COUNTRY_HEADER: country}
 
+    def after(self, response: HttpResponse) -> Visitor:
+        """This visitor as they come back after `response`: with the cookies it sets."""
+        cookies = dict(self.COOKIES)
+        for name, morsel in response.cookies.items():
+            cookies[name] = morsel.value
+        visitor = Visitor(cookies, "", "")
+        visitor.headers, visitor.META = self.headers, self.META
+        return visitor
+
 
 # --- What the apps above tell it ---------------------------------------------------------
 #
@@ -205,8 +217,9 @@ def arrival(is_arrival: Callable, redirect: Callable) -> None:
 
 
 def arrival_seen(hook: Callable) -> None:
-    """`await hook(site, visitor, query)` after an arrival's redirect was answered from
-    the cache (Django's tracking middleware, which counts the others, never saw it): the
+    """`await hook(site, visitor, query)` after an arrival was answered from the cache,
+    with its redirect or its page (Django's tracking middleware, which counts the others,
+    never saw it): the
     app that counts visits records it, cheaply, since it runs on the event loop of every
     such hit (apps.conversions.visits). Registering it again changes nothing."""
     if hook not in _arrival_seen:
@@ -496,12 +509,14 @@ def redirect_messages(entry: Entry, redirect: HttpResponse) -> tuple[dict, dict]
     return start, {"type": "http.response.body", "body": b"", "more_body": False}
 
 
-def response_messages(entry: Entry, visitor: Visitor) -> tuple[dict, dict]:
+def response_messages(entry: Entry, visitor: Visitor, *, cookies: HttpResponse | None = None) -> tuple[dict, dict]:
     """The ASGI messages of a stored page for this visitor: a fresh nonce, their CSRF
-    token, and the cookies the full stack would set."""
+    token, and the cookies the full stack would set; `cookies`: a response whose cookies
+    are sent too (an arrival's, under those the page sets)."""
     nonce = base64.b64encode(os.urandom(16))
     body = entry.body.replace(NONCE_MARK, nonce)
-    cookies = HttpResponse()
+    if cookies is None:
+        cookies = HttpResponse()
     if entry.keep:
         for keep in _visit_cookies.values():
             keep(cookies, visitor, **entry.keep)
@@ -587,7 +602,15 @@ def _client():
 async def _load(schema: str, key: str) -> tuple[Entry | None, bool]:
     """The stored page and whether it is fresh (else it may be served while it is
     rendered again)."""
-    raw = await _async_client().hget(store_key(schema), key)
+    return _entry(await _async_client().hget(store_key(schema), key))
+
+
+async def _load_many(schema: str, *keys: str) -> list[tuple[Entry | None, bool]]:
+    """`_load` of several variants of a site in one round trip."""
+    return [_entry(raw) for raw in await _async_client().hmget(store_key(schema), keys)]
+
+
+def _entry(raw: bytes | None) -> tuple[Entry | None, bool]:
     if raw is None:
         return None, False
     try:
@@ -654,6 +677,23 @@ class Visit:
     site: object
     variant: str
     visitor: Visitor
+    host: str = ""
+    secure: bool = False
+    path: str = ""
+    language: str = ""
+
+    def page_variant(self, visitor: Visitor) -> str:
+        """The variant of the page at this visit's address for `visitor` (e.g. this
+        visitor with the cookies an arrival sets)."""
+        return variant(
+            site=self.site,
+            host=self.host,
+            secure=self.secure,
+            path=self.path,
+            language=self.language,
+            visitor=visitor,
+            country=request_country(visitor),
+        )
 
 
 def _header_name(meta_key: str) -> bytes:
@@ -714,19 +754,14 @@ def visit_for(scope: dict, *, arrival: bool = False) -> Visit | None:
         headers.get(_header_name(settings.GEOIP_COUNTRY_HEADER), b"").decode("latin1"),
     )
     language = pick_language(visitor, list(site.languages), site.domain_language or None)
-    if arrival:
-        key = arrival_variant(site=site, host=host, secure=secure, language=language)
-        return Visit(site=site, variant=key, visitor=visitor)
-    key = variant(
-        site=site,
-        host=host,
-        secure=secure,
-        path=scope.get("root_path", "") + scope["path"],
-        language=language,
-        visitor=visitor,
-        country=request_country(visitor),
+    visit = Visit(
+        site=site, variant="", visitor=visitor, host=host, secure=secure, path=scope["path"], language=language
     )
-    return Visit(site=site, variant=key, visitor=visitor)
+    if arrival:
+        visit.variant = arrival_variant(site=site, host=host, secure=secure, language=language)
+    else:
+        visit.variant = visit.page_variant(visitor)
+    return visit
 
 
 def enabled() -> bool:
@@ -765,6 +800,17 @@ def _site_reload(hostname: str) -> None:
             _site_reloads.discard(hostname)
 
     asyncio.get_running_loop().create_task(run())
+
+
+def _leads_to_page(redirect: HttpResponse, path: str) -> bool:
+    """Whether an arrival's redirect leads back to the page at `path` itself, with no
+    parameter a page reads (`passing_params`)."""
+    if redirect.status_code not in (301, 302):
+        return False
+    location, _, rest = redirect["Location"].partition("?")
+    if location != path:
+        return False
+    return all(name in _passing for name, _value in parse_qsl(rest, keep_blank_values=True))
 
 
 def _query_kind(raw: bytes):
@@ -822,18 +868,39 @@ class PageCacheApp:
             # Only parameters no page reads: Django renders (and the cache answers) the
             # address without them.
             scope = {**scope, "query_string": b""}
+        schema = visit.site.schema_name
+        redirect = page = None
+        if kind == "arrival":
+            # The visitor's own redirect; when it leads to the plain page and that page is
+            # stored for the visitor as they come back with its cookies, that page is the
+            # answer, with those cookies: one response instead of the redirect and the page.
+            redirect = _arrival[0][1](visit.visitor, scope["path"], query)
+            if _leads_to_page(redirect, scope["path"]):
+                after = visit.visitor.after(redirect)
+                page = (visit.page_variant(after), after)
         try:
-            entry, fresh = await _load(visit.site.schema_name, visit.variant)
+            if page is None:
+                loaded = [await _load(schema, visit.variant)]
+            else:
+                loaded = await _load_many(schema, page[0], visit.variant)
         except CACHE_ERRORS as exc:  # fail open: Django renders it, nothing is stored
             volatile_failed(exc)
             return await self.app(scope, receive, send)
         volatile_answered()
-        rendering = (visit.site.schema_name, visit.variant)
+        if page is not None:
+            entry, fresh = loaded.pop(0)
+            if entry is not None and not entry.arrival and (fresh or (schema, page[0]) in _rendering):
+                start, body = response_messages(entry, page[1], cookies=redirect)
+                await send(start)
+                await send(body)
+                await _arrival_counted(visit.site, visit.visitor, query)
+                return None
+        entry, fresh = loaded[0]
+        rendering = (schema, visit.variant)
         if entry is not None and entry.arrival != (kind == "arrival"):
             entry = None
         if entry is not None and (fresh or rendering in _rendering):
             if entry.arrival:
-                redirect = _arrival[0][1](visit.visitor, scope["path"], query)
                 start, body = redirect_messages(entry, redirect)
             else:
                 start, body = response_messages(entry, visit.visitor)

@@ -17,6 +17,7 @@
  *   dismissible alerts (base/dismissAlerts.ts), the landers' video (base/landerVideo.ts) and
  *   the profile page's photo viewer (base/photoViewer.ts).
  * - Server-rendered `.toast[data-autoshow]` are shown on load.
+ * - A paid arrival's tracking parameters leave the address (base/arrivalAddress.ts).
  */
 import type Toast from "bootstrap/js/dist/toast.js";
 
@@ -26,9 +27,12 @@ import { installChunkReloadGuard } from "../lib/chunkReload";
 import { installProgressBar } from "../lib/progress";
 import { installPushMessageHandler } from "../lib/push";
 import { appStore, updateAppBadge } from "../lib/store";
+import { arrivalAddressClean } from "./arrivalAddress";
 import { BACK_BUTTON_ROUTES } from "./backRoutes";
 import { installBootstrapOnDemand, loadBootstrap } from "./bootstrapOnDemand";
 
+// A paid arrival answered with the page itself: its tracking parameters leave the address.
+arrivalAddressClean();
 installChunkReloadGuard();
 installBootstrapOnDemand();
 installProgressBar();

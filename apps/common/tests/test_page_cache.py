@@ -15,9 +15,9 @@ from django.conf import settings
 from django.core import signing
 from django.middleware.csrf import _unmask_cipher_token
 
+from apps.accounts.tracking import CONSENT_ALL, CONSENT_COOKIE, signup_tracking_from_request
 from apps.accounts.tracking import COOKIE as TRACKING_COOKIE
 from apps.accounts.tracking import SALT as TRACKING_SALT
-from apps.accounts.tracking import signup_tracking_from_request
 from apps.common import page_cache
 from apps.tenants.middleware import site_for_host
 
@@ -582,6 +582,53 @@ def test_a_paid_arrival_is_redirected_from_the_cache_with_the_visitors_own_cooki
         assert tracking_kept(cached) == tracking_kept(django) != {}
     # Nothing else was stored: one redirect for the host and language, whatever the page.
     assert len(stored(site)) == 1
+
+
+def test_a_paid_arrival_whose_page_is_stored_is_answered_with_that_page(site, queries):
+    """The redirect leads to the plain page; when that page is stored for the visitor as
+    they come back with the redirect's cookie, the cache answers with it at once: one
+    response, the visitor's own tracking cookie, counted as a visit."""
+    from apps.conversions.visits import visits_fold
+
+    first = full_and_store("/?t=30&network=ads&sub1=first")
+    kept = cookie_value(first, TRACKING_COOKIE)
+    page = full_and_store("/?t=30", headers={"Cookie": f"{TRACKING_COOKIE}={kept}"})
+    assert page.status_code == 200 and len(stored(site)) == 2  # the redirect and the page
+    before = rollup_visits(site)
+    app, inner = cached_only()
+    queries["n"] = 0
+    hit = get(app, "/?t=31&network=other&sub1=second&ref=r%C3%A9f")
+    assert inner.calls == 0 and queries["n"] == 0
+    assert hit.status_code == 200
+    assert normalised(hit.text) == normalised(page.text)
+    assert tracking_kept(hit) == {"network": "other", "sub1": "second", "ref": "réf"}
+    # The page's own per-visitor parts: a new nonce, a CSRF token of a new secret.
+    assert NONCE.search(hit.text).group(1) != NONCE.search(page.text).group(1)
+    assert cookie_value(hit, settings.CSRF_COOKIE_NAME)
+    # A visitor whose page is another variant (one who made the cookie choice: no banner)
+    # gets the redirect, as before.
+    other = get(app, "/?network=ads", headers={"Cookie": f"{CONSENT_COOKIE}={CONSENT_ALL}"})
+    assert other.status_code == 302 and other.headers["location"] == "/"
+    # A parameter a page reads after the redirect: not the plain page either.
+    other = get(app, "/?network=ads&sub1=x&page=2")
+    assert other.status_code == 302 and other.headers["location"] == "/?page=2"
+    assert inner.calls == 0
+    assert visits_fold() == 3
+    assert rollup_visits(site, before) == {"other": 1, "ads": 2}
+
+
+def test_a_paid_arrival_at_a_stored_lander_gets_the_lander_and_the_tracking_in_one_cookie(site):
+    first = full_and_store("/landers/gallery/spring?network=ads&sub1=first")
+    assert first.status_code == 302
+    kept = cookie_value(first, TRACKING_COOKIE)
+    page = full_and_store("/landers/gallery/spring", headers={"Cookie": f"{TRACKING_COOKIE}={kept}"})
+    assert page.status_code == 200
+    app, inner = cached_only()
+    hit = get(app, "/landers/gallery/spring?network=other&sub1=second")
+    assert inner.calls == 0 and hit.status_code == 200
+    assert normalised(hit.text) == normalised(page.text)
+    assert len(hit.headers.get_list("set-cookie")) == 2  # the tracking cookie once, the CSRF cookie
+    assert tracking_kept(hit) == {"network": "other", "sub1": "second", "lander": "gallery", "campaign": "spring"}
 
 
 def rollup_visits(site, before: dict | None = None) -> dict[str, int]:
