@@ -251,7 +251,7 @@ TEMPLATES = [
                 "apps.tenants.context_processors.site",
                 "apps.accounts.context_processors.member",
             ],
-            "builtins": ["apps.common.templatetags.islands"],
+            "builtins": ["apps.common.templatetags.islands", "apps.common.templatetags.fragments"],
         },
     }
 ]
