@@ -934,3 +934,23 @@ def test_the_page_cache_imports_no_app_above_apps_common():
     imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     apps = {name.split(".")[1] for name in imported if name.startswith("apps.")}
     assert apps == {"common"}, apps
+
+
+@pytest.mark.django_db(databases=[])
+def test_the_tokens_found_are_exactly_the_runs_of_64_letters_and_digits():
+    import random
+    import string
+
+    pattern = re.compile(rb"(?<![A-Za-z0-9])[A-Za-z0-9]{64}(?![A-Za-z0-9])")
+    rng = random.Random(28)
+
+    def word(length: int) -> bytes:
+        return "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(length)).encode()
+
+    pieces = [b'"', b" ", b"-", b"_", b"<", b"=", "é".encode(), b"\x00", b'<meta name="csrf-token" content="']
+    for _ in range(300):
+        body = b"".join(
+            word(rng.choice([64, 64, 63, 65, 128, 1, 7])) if rng.random() < 0.5 else rng.choice(pieces)
+            for _ in range(rng.randint(0, 40))
+        )
+        assert page_cache._tokens(body) == set(pattern.findall(body)), body
