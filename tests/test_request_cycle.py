@@ -44,7 +44,7 @@ from apps.chat.tests.helpers import credits_give
 from apps.common import locale, realtime
 from apps.common.asgi import SiteASGIHandler
 from apps.common.exceptions import RETRY_AFTER_SECONDS, unavailable_body, unavailable_message
-from apps.common.realtime import HANDLER, member_group
+from apps.common.realtime import HANDLER, member_group, message_events
 from conftest import on_site
 from tests.faults import TcpProxy
 from tests.live import client as live_client
@@ -93,8 +93,9 @@ def _next_event(layer, channel: str, kind: str) -> dict:
         while True:
             message = await asyncio.wait_for(layer.receive(channel), timeout=DEADLINE)
             assert message["type"] == HANDLER
-            if message["event"]["type"] == kind:
-                return message["event"]
+            for event in message_events(message):
+                if event["type"] == kind:
+                    return event
 
     return in_thread(async_to_sync(receive))
 

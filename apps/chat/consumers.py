@@ -40,7 +40,7 @@ from django_tenants.utils import tenant_context
 from apps.accounts.models import User, UserStatus
 from apps.chat.batching import LoopBatcher
 from apps.common.exceptions import ApplicationError
-from apps.common.realtime import HANDLER, member_group, session_token
+from apps.common.realtime import HANDLER, member_group, message_events, session_token
 
 logger = logging.getLogger(__name__)
 
@@ -363,7 +363,8 @@ class MemberConsumer(AsyncWebsocketConsumer):
     # --- Outgoing events ---------------------------------------------------------------
 
     async def chat_event(self, message: dict) -> None:
-        await self._send(message["event"])
+        for event in message_events(message):
+            await self._send(event)
 
     async def chat_logout(self, message: dict) -> None:
         """The member logged out of the session this socket was opened with."""

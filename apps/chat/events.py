@@ -44,10 +44,14 @@ def unread_send_on_commit(*, user_id: int | None) -> None:
     transaction.on_commit(lambda: later(job))
 
 
+def credits_event(credits: int) -> dict:
+    """The member's balance as their pages hear of it ({"type": "badges", "credits": n})."""
+    return {"type": "badges", "credits": credits}
+
+
 def credits_send_on_commit(*, user_id: int | None, credits: int) -> None:
-    """The member's balance, known without a query ({"type": "badges", "credits": n}),
-    to their pages at commit."""
-    event_send_on_commit(user_id=user_id, event={"type": "badges", "credits": credits})
+    """The member's balance, known without a query, to their pages at commit."""
+    event_send_on_commit(user_id=user_id, event=credits_event(credits))
 
 
 def member_logged_out(sender, request, user, **kwargs) -> None:

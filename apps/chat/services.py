@@ -28,14 +28,14 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from apps.accounts.models import SignupMessage, User, UserStatus
-from apps.chat.events import credits_send_on_commit, unread_send_on_commit
+from apps.chat.events import credits_event, credits_send_on_commit, unread_send_on_commit
 from apps.chat.models import FREE_CONVERSATION_LIMIT, Conversation, Message, MessageKind, MessageReview, Participant
 from apps.chat.payloads import message_payload
 from apps.chat.pricing import message_cost
 from apps.chat.safety import message_review
 from apps.common.exceptions import ApplicationError
 from apps.common.prepared import PreparedQuery
-from apps.common.realtime import event_send_on_commit
+from apps.common.realtime import event_send_on_commit, events_send_on_commit
 from apps.credits.models import EntryKind
 from apps.credits.services import credits_spend, not_enough_credits_error
 
@@ -473,18 +473,17 @@ def _payload_for_reader(message: Message, *, viewer_id: int) -> dict:
 def _announce(*, message: Message, sender_id: int, recipient_id: int | None, sender_credits: int | None = None) -> None:
     # The recipient's copy goes first (after commit, in this order, nobody waiting for
     # them): the send-to-deliver time is what the chat feels like; the sender's other tabs
-    # and their balance follow. The recipient's unread badge is counted after the answer.
+    # and their balance follow, in one channel message. The recipient's unread badge is
+    # counted after the answer.
     if recipient_id:
         event_send_on_commit(
             user_id=recipient_id,
             event={"type": "message.new", "message": _payload_for_reader(message, viewer_id=recipient_id)},
         )
-    event_send_on_commit(
-        user_id=sender_id,
-        event={"type": "message.new", "message": message_payload(message, viewer_id=sender_id)},
-    )
+    sender_events = [{"type": "message.new", "message": message_payload(message, viewer_id=sender_id)}]
     if sender_credits is not None and message.credits:
-        credits_send_on_commit(user_id=sender_id, credits=sender_credits)
+        sender_events.append(credits_event(sender_credits))
+    events_send_on_commit(user_id=sender_id, events=sender_events)
     if recipient_id:
         unread_send_on_commit(user_id=recipient_id)
 

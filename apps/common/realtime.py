@@ -245,14 +245,36 @@ def event_send(*, site_id: int, user_id: int, event: dict) -> None:
     _publish(member_group(site_id=site_id, user_id=user_id), {"type": HANDLER, "event": event})
 
 
+def events_send(*, site_id: int, user_id: int, events: list[dict]) -> None:
+    """Several events of one member in one channel message (one group_send, one message
+    for each socket to receive): each socket sends them as frames of their own, in this
+    order (the consumer's HANDLER reads "events" as it reads "event"). Never raises."""
+    if len(events) == 1:
+        event_send(site_id=site_id, user_id=user_id, event=events[0])
+    elif events:
+        _publish(member_group(site_id=site_id, user_id=user_id), {"type": HANDLER, "events": events})
+
+
+def message_events(message: dict) -> list[dict]:
+    """The events a HANDLER channel message carries, in order."""
+    events = message.get("events")
+    return events if events is not None else [message["event"]]
+
+
 def event_send_on_commit(*, user_id: int | None, event: dict, site_id: int | None = None) -> None:
     """Send `event` to the member's sockets once the current transaction commits (at
     once outside one). Members without an account (demo profiles) get nothing. Without
     `site_id`, the current site's (apps.tenants.current: raises outside a site's schema)."""
-    if not user_id:
+    events_send_on_commit(user_id=user_id, events=[event], site_id=site_id)
+
+
+def events_send_on_commit(*, user_id: int | None, events: list[dict], site_id: int | None = None) -> None:
+    """`events_send` once the current transaction commits: what one change tells one
+    member (a message and the balance it left) goes out as one channel message."""
+    if not user_id or not events:
         return
     site_id = site_id or current_site().pk
-    transaction.on_commit(lambda: event_send(site_id=site_id, user_id=user_id, event=event))
+    transaction.on_commit(lambda: events_send(site_id=site_id, user_id=user_id, events=events))
 
 
 def group_send_on_commit(group: str, message: dict) -> None:

@@ -11,7 +11,7 @@ from channels.layers import get_channel_layer
 from apps.chat.services import conversation_open, message_send
 from apps.chat.tests.helpers import client_id, credits_give, member
 from apps.common.exceptions import ApplicationError
-from apps.common.realtime import HANDLER, member_group
+from apps.common.realtime import HANDLER, member_group, message_events
 from apps.profiles.services.blocks import chat_closed_announce
 from conftest import on_site
 from tests.live import in_thread
@@ -29,7 +29,9 @@ class Listener:
         # In threads of their own: the browser tests leave an event loop running in this one.
         in_thread(async_to_sync(self.layer.group_add), member_group(site_id=site.pk, user_id=user_id), self.channel)
 
-    def events(self, wait: float = 0.3) -> list[dict]:
+    def messages(self, wait: float = 0.3) -> list[dict]:
+        """The channel messages that came, each carrying one event or several."""
+
         async def drain() -> list[dict]:
             found = []
             while True:
@@ -38,9 +40,12 @@ class Listener:
                 except TimeoutError:
                     return found
                 assert message["type"] == HANDLER
-                found.append(message["event"])
+                found.append(message)
 
         return in_thread(async_to_sync(drain))
+
+    def events(self, wait: float = 0.3) -> list[dict]:
+        return [event for message in self.messages(wait) for event in message_events(message)]
 
 
 def test_a_message_is_announced_only_after_commit(site, django_capture_on_commit_callbacks):
@@ -65,6 +70,25 @@ def test_a_message_is_announced_only_after_commit(site, django_capture_on_commit
         with django_capture_on_commit_callbacks(execute=True), pytest.raises(ApplicationError):
             message_send(user=anna.user, conversation_id=conversation.pk, client_id=client_id(), text="Again")
         assert listener.events() == []
+
+
+def test_the_senders_copy_and_balance_go_out_in_one_channel_message(site, django_capture_on_commit_callbacks):
+    """One group_send for what a message tells its sender's other tabs; their sockets send
+    the events as frames of their own (test_realtime)."""
+    anna, ben = member(site, "Anna"), member(site, "Ben")
+    credits_give(site, anna.user, 3)
+    annas = Listener(site, anna.user_id)
+    with on_site(site):
+        conversation = conversation_open(user=anna.user, profile_id=ben.pk)
+        with django_capture_on_commit_callbacks(execute=True):
+            message, _created = message_send(
+                user=anna.user, conversation_id=conversation.pk, client_id=client_id(), text="Hi"
+            )
+    messages = annas.messages()
+    assert [[event["type"] for event in message_events(one)] for one in messages] == [["message.new", "badges"]]
+    own, balance = message_events(messages[0])
+    assert (own["message"]["id"], own["message"]["mine"]) == (message.pk, True)
+    assert balance == {"type": "badges", "credits": 3 - message.credits}
 
 
 def test_a_block_closes_the_chat_on_both_sides(site, django_capture_on_commit_callbacks):
