@@ -51,3 +51,57 @@ def test_channels_redis_own_pool_fails_there():
 
 def test_the_site_uses_it():
     assert settings.CHANNEL_LAYERS["default"]["BACKEND"] == "apps.chat.layers.RedisChannelLayer"
+
+
+async def _group_send_outcome(layer) -> dict:
+    """A group of four channels: one whose membership expired, one holding an expired
+    message (capacity 1), one full, one empty. What each receives after one group_send,
+    and who is left in the group."""
+    group = "site1.member2"
+    token = uuid.uuid4().hex[:8]
+    expired_member, stale, full, empty = (f"test.{name}.{token}" for name in ("gone", "stale", "full", "empty"))
+    connection = layer.connection(0)
+    key = layer._group_key(group)
+    try:
+        for channel in (stale, full, empty):
+            await layer.group_add(group, channel)
+        await connection.zadd(key, {expired_member: 1})  # joined long before the group's expiry
+        await layer.send(stale, {"type": "old"})
+        await asyncio.sleep(layer.expiry + 1.1)  # the stale channel's message expires
+        await layer.send(full, {"type": "fresh"})
+        await layer.group_send(group, {"type": "chat.event", "n": 1})
+
+        async def received(channel) -> list:
+            found = []
+            while True:
+                try:
+                    found.append(await asyncio.wait_for(layer.receive(channel), timeout=0.3))
+                except TimeoutError:
+                    return found
+
+        return {
+            "expired member": await received(expired_member),
+            "stale": await received(stale),
+            "full": await received(full),
+            "empty": await received(empty),
+            "members": sorted(member.decode() for member in await connection.zrange(key, 0, -1)),
+            "names": {"stale": stale, "full": full, "empty": empty},
+        }
+    finally:
+        await layer.flush()
+
+
+@pytest.mark.parametrize("cls", [RedisChannelLayer, ChannelsRedisLayer])
+def test_group_send_delivers_as_channels_redis_does(cls):
+    """The layer's own group_send (two round trips) against channels_redis's (four): the
+    expired member is dropped and gets nothing, the expired message is dropped before the
+    channel's room is counted, the full channel is skipped, the others get the message."""
+    host = {"address": settings.REDIS_URL}
+    layer = cls(hosts=[host], prefix=f"test{uuid.uuid4().hex[:12]}", capacity=1, expiry=1)
+    outcome = in_thread(async_to_sync(_group_send_outcome), layer)
+    sent = {"type": "chat.event", "n": 1}
+    assert outcome["expired member"] == []
+    assert outcome["stale"] == [sent]
+    assert outcome["full"] == [{"type": "fresh"}]
+    assert outcome["empty"] == [sent]
+    assert outcome["members"] == sorted(outcome["names"].values())
