@@ -11,7 +11,7 @@
  */
 import { useEffect, useState } from "react";
 
-import { Dialog } from "../../lib/Dialog";
+import { Dialog } from "../../lib/LazyDialog";
 
 export interface LikeModalStrings {
   title: string;

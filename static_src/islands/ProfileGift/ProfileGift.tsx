@@ -11,7 +11,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 
 import { ApiError, get, post } from "../../lib/api";
-import { Dialog } from "../../lib/Dialog";
+import { Dialog } from "../../lib/LazyDialog";
 import { GiftChoices, type GiftItem } from "../../lib/gifts";
 import { appStore, useStore, type AppState } from "../../lib/store";
 

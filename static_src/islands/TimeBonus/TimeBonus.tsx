@@ -18,7 +18,7 @@
 import { Fragment, useEffect, useState, type ReactNode } from "react";
 
 import { post } from "../../lib/api";
-import { Dialog } from "../../lib/Dialog";
+import { Dialog } from "../../lib/LazyDialog";
 import { appStore, useStore, type AppState } from "../../lib/store";
 import { formatCountdown, setTimeBonus, useCountdown } from "./countdown";
 

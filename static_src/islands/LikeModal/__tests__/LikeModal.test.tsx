@@ -1,8 +1,9 @@
 import { StrictMode } from "react";
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 
 import { LikeModal, parseDelay, resetLikeModal, type LikeModalProps } from "../LikeModal";
+import { loadDialog } from "../../../lib/LazyDialog";
 
 const props: LikeModalProps = {
   strings: {
@@ -29,6 +30,12 @@ async function advance(ms: number) {
     await vi.advanceTimersByTimeAsync(ms);
   });
 }
+
+// The dialog's module, which the page imports when the dialog first opens (lib/LazyDialog.tsx,
+// tested there), is here from the start.
+beforeAll(async () => {
+  await loadDialog();
+});
 
 beforeEach(() => {
   vi.useFakeTimers();

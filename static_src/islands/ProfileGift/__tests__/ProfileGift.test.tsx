@@ -1,10 +1,11 @@
 import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 
 import { resetApiConfig } from "../../../lib/api";
 import { appStore } from "../../../lib/store";
 import { apiError, fakeApi, json } from "../../Chat/__tests__/fixtures";
 import { ProfileGift, type ProfileGiftProps } from "../ProfileGift";
+import { loadDialog } from "../../../lib/LazyDialog";
 
 const GIFTS = [
   { id: 1, name: "Rose", emoji: "🌹", image: "/static/gifts/rose.svg" },
@@ -43,6 +44,12 @@ function props(extra: Partial<ProfileGiftProps> = {}): ProfileGiftProps {
     ...extra,
   };
 }
+
+// The dialog's module, which the page imports when the dialog first opens (lib/LazyDialog.tsx,
+// tested there), is here from the start.
+beforeAll(async () => {
+  await loadDialog();
+});
 
 beforeEach(() => {
   resetApiConfig();
