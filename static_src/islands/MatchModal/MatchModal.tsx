@@ -10,12 +10,13 @@
  * it; the photo and the button also pass the profile id to `onSelect` (default: go to the
  * profile page). 500 ms after the answer the likes are reloaded (GET /api/likes.php ->
  * appStore.totals.newLikes), so the badges lose the like just shown. Errors are silent.
+ *
+ * The modal itself (MatchDialog.tsx, with lib/Dialog.tsx) is a module of its own, imported
+ * when there is a profile to show: most pages never show one and do not load it.
  */
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 
 import { get } from "../../lib/api";
-import { Dialog } from "../../lib/Dialog";
-import { Silhouette } from "../../lib/silhouette";
 import { appStore, type MainImage } from "../../lib/store";
 
 export interface MatchModalStrings {
@@ -80,6 +81,17 @@ function isCard(value: unknown): value is LikeCard {
   return (typeof id === "number" || typeof id === "string") && typeof name === "string";
 }
 
+type View = typeof import("./MatchDialog");
+let viewImport: Promise<View> | null = null;
+let viewLoaded: View | null = null;
+
+/** Imports the modal's module once. A chunk that fails to load rejects unhandled, and
+ * lib/chunkReload.ts reloads the page (a new deployment). */
+export function loadMatchDialog(): Promise<View> {
+  viewImport ??= import("./MatchDialog").then((module) => (viewLoaded = module));
+  return viewImport;
+}
+
 function defaultNavigate(url: string): void {
   window.location.assign(url);
 }
@@ -88,7 +100,7 @@ export function MatchModal({ strings, autoLikeUrl, likesUrl, profileUrl, onSelec
   // The profile stays while the modal closes (its animation shows it).
   const [profile, setProfile] = useState<LikeCard | null>(null);
   const [open, setOpen] = useState(false);
-  const buttonRef = useRef<HTMLButtonElement>(null);
+  const [view, setView] = useState(() => viewLoaded);
 
   const show = (card: LikeCard) => {
     setProfile(card);
@@ -117,7 +129,16 @@ export function MatchModal({ strings, autoLikeUrl, likesUrl, profileUrl, onSelec
     return () => window.removeEventListener("match", onMatch);
   }, []);
 
-  if (!profile) return null;
+  useEffect(() => {
+    if (!profile || view) return;
+    let live = true;
+    void loadMatchDialog().then((next) => live && setView(() => next));
+    return () => {
+      live = false;
+    };
+  }, [profile, view]);
+
+  if (!profile || !view) return null;
 
   const select = () => {
     const id = profile.id;
@@ -125,56 +146,5 @@ export function MatchModal({ strings, autoLikeUrl, likesUrl, profileUrl, onSelec
     else (navigate ?? defaultNavigate)(profileUrl.replace("{id}", encodeURIComponent(String(id))));
   };
 
-  // The large picture, not the lists' thumbnail: the circle is wider than the thumbnail's
-  // pixels on a 2x or 3x screen (docs/decisions.md, "The match modal's photo").
-  const photo = profile.main_image?.match_filename || profile.main_image?.thumb_filename;
-  const nameAge = profile.age ? `${profile.name}, ${profile.age}` : profile.name;
-
-  // Closes on any click (spec §2); the photo and the button also open the profile.
-  return (
-    <Dialog
-      open={open}
-      onClose={() => setOpen(false)}
-      closeOnAnyClick
-      title={strings.title}
-      closeLabel={strings.close}
-      initialFocus={buttonRef}
-      size="sm"
-      className="match-modal text-center"
-      headerClassName="border-0 pb-0"
-      titleClassName="w-100"
-      footerClassName="border-0 justify-content-center pt-0"
-      testId="match-modal"
-      footer={
-        <button type="button" className="btn btn-primary" data-testid="match-modal-view" ref={buttonRef} onClick={select}>
-          {strings.viewProfile}
-        </button>
-      }
-    >
-      <button
-        type="button"
-        className="btn p-0 border-0 d-block w-75 mx-auto mb-3"
-        data-testid="match-modal-photo"
-        aria-label={strings.viewProfile}
-        onClick={select}
-      >
-        <span className="ratio ratio-1x1 d-block">
-          {photo ? (
-            <img
-              className="rounded-circle object-fit-cover"
-              src={photo}
-              alt={profile.name}
-              data-testid="match-modal-img"
-            />
-          ) : (
-            <Silhouette className="rounded-circle match-modal-silhouette" size={160} testId="match-modal-silhouette" />
-          )}
-        </span>
-      </button>
-      <p className="fw-semibold mb-0" data-testid="match-modal-name">
-        {nameAge}
-      </p>
-      {profile.city ? <p className="text-body-secondary mb-0">{profile.city}</p> : null}
-    </Dialog>
-  );
+  return <view.MatchDialog profile={profile} open={open} onClose={() => setOpen(false)} onSelect={select} strings={strings} />;
 }

@@ -1,13 +1,13 @@
 import { StrictMode } from "react";
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 
 // On a member's page the base entry has loaded its member code (base/member.ts) before the
 // match modal reloads the likes through it; here it is loaded up front the same way.
 import "../../../base/member";
 import { configureApi, resetApiConfig } from "../../../lib/api";
 import { appStore, initialAppState } from "../../../lib/store";
-import { LIKES_RELOAD_DELAY_MS, MatchModal, resetMatchModal, type LikeCard, type MatchModalProps } from "../MatchModal";
+import { LIKES_RELOAD_DELAY_MS, MatchModal, loadMatchDialog, resetMatchModal, type LikeCard, type MatchModalProps } from "../MatchModal";
 
 const card: LikeCard = {
   id: 42,
@@ -50,6 +50,12 @@ async function settle() {
     await vi.advanceTimersByTimeAsync(0);
   });
 }
+
+// The modal's module, which the island imports when it has a profile to show (tested in
+// MatchModalLazy.test.tsx), is here from the start.
+beforeAll(async () => {
+  await loadMatchDialog();
+});
 
 beforeEach(() => {
   vi.useFakeTimers();
