@@ -9,10 +9,11 @@
  * (docs/decisions.md, "The conversation as hooks"): useConversationTransport (the messages:
  * history, live events, polling, the outbox), useReadMarks, useTyping, useDraft,
  * useScrollPinning and useAnnouncement (the live region). Its top bar (Header) and a
- * message's bubble (Bubble) are small components here. The icebreaker and gift dialogs are
- * a module of their own (ConversationDialogs.tsx), imported on first need: at once for an
- * empty conversation, else when the pointer or the focus reaches the gift button (at the
- * latest on its click).
+ * message's bubble (Bubble) are small components here. The dialogs are modules of their own,
+ * imported on first need: the icebreaker (IcebreakerDialog.tsx) during the first render of an
+ * empty conversation; the gift and report dialogs (ConversationDialogs.tsx) when the pointer
+ * or the focus reaches their buttons (at the latest on the click, which then opens the dialog
+ * once the module is there).
  */
 import type { FormEvent, KeyboardEvent } from "react";
 
@@ -65,28 +66,37 @@ function safetyTipDismiss(conversationId: number): void {
 export const COUNTER_FROM = 0.8;
 
 type Dialogs = typeof import("./ConversationDialogs");
+type Icebreaker = typeof import("./IcebreakerDialog");
 let dialogsImport: Promise<Dialogs> | null = null;
 let dialogsLoaded: Dialogs | null = null;
+let icebreakerImport: Promise<Icebreaker> | null = null;
+let icebreakerLoaded: Icebreaker | null = null;
 
-/** Imports the dialogs' module once. A chunk that fails to load rejects unhandled, and
- * lib/chunkReload.ts reloads the page (a new deployment). */
+/** Imports the gift and report dialogs' module once. A chunk that fails to load rejects
+ * unhandled, and lib/chunkReload.ts reloads the page (a new deployment). */
 export function loadDialogs(): Promise<Dialogs> {
   dialogsImport ??= import("./ConversationDialogs").then((module) => (dialogsLoaded = module));
   return dialogsImport;
 }
 
-/** The dialogs' module once loaded (at once when it is already), importing it when `needed`. */
-function useDialogs(needed: boolean): Dialogs | null {
-  const [dialogs, setDialogs] = useState(dialogsLoaded);
+/** Imports the icebreaker's module once (as loadDialogs). */
+export function loadIcebreaker(): Promise<Icebreaker> {
+  icebreakerImport ??= import("./IcebreakerDialog").then((module) => (icebreakerLoaded = module));
+  return icebreakerImport;
+}
+
+/** A dialogs' module once loaded (at once when it is already), importing it when `needed`. */
+function useLater<M>(load: () => Promise<M>, loaded: () => M | null, needed: boolean): M | null {
+  const [module, setModule] = useState(loaded);
   useEffect(() => {
-    if (!needed || dialogs) return;
+    if (!needed || module) return;
     let live = true;
-    void loadDialogs().then((module) => live && setDialogs(module));
+    void load().then((next) => live && setModule(() => next));
     return () => {
       live = false;
     };
-  }, [needed, dialogs]);
-  return dialogs;
+  }, [needed, module, load]);
+  return module;
 }
 
 const selectCredits = (state: AppState) => {
@@ -293,7 +303,8 @@ export function Conversation(props: ConversationProps) {
   const [icebreaker, setIcebreaker] = useState(() => {
     const offer = props.history.messages.length === 0 && !props.history.has_older && openers.length > 0 && !draft;
     // Its module is asked for during the first render, so it arrives about with the page.
-    if (offer || props.openGifts) void loadDialogs();
+    if (offer) void loadIcebreaker();
+    if (props.openGifts) void loadDialogs();
     return offer;
   });
   const [giftsOpen, setGiftsOpen] = useState(Boolean(props.openGifts));
@@ -377,7 +388,8 @@ export function Conversation(props: ConversationProps) {
     setGiftsOpen(false);
     setAlert({ kind: "error", message });
   }, []);
-  const dialogs = useDialogs(((icebreaker || giftsOpen) && !closed) || reportOpen);
+  const icebreakerModule = useLater(loadIcebreaker, () => icebreakerLoaded, icebreaker && !closed);
+  const dialogs = useLater(loadDialogs, () => dialogsLoaded, (giftsOpen && !closed) || reportOpen);
   const reportMessage = useCallback((message: ShownMessage) => {
     setReport({ message: message.id, excerpt: message.text ?? "" });
     setReportOpen(true);
@@ -552,19 +564,21 @@ export function Conversation(props: ConversationProps) {
         </form>
       </div>
 
+      {icebreakerModule && (
+        <icebreakerModule.IcebreakerDialog
+          open={icebreaker && !closed}
+          onClose={() => setIcebreaker(false)}
+          onChoose={(text) => {
+            setDraft(text);
+            setIcebreaker(false); // focus goes back to the input
+          }}
+          openers={openers.map((opener) => fill(opener, { name: profile.name }))}
+          strings={strings}
+          returnFocus={inputRef}
+        />
+      )}
       {dialogs && (
         <>
-          <dialogs.IcebreakerDialog
-            open={icebreaker && !closed}
-            onClose={() => setIcebreaker(false)}
-            onChoose={(text) => {
-              setDraft(text);
-              setIcebreaker(false); // focus goes back to the input
-            }}
-            openers={openers.map((opener) => fill(opener, { name: profile.name }))}
-            strings={strings}
-            returnFocus={inputRef}
-          />
           <dialogs.GiftsDialog
             open={giftsOpen && !closed}
             onClose={() => setGiftsOpen(false)}

@@ -1,59 +1,18 @@
 /**
- * The conversation's dialogs (lib/Dialog.tsx): the icebreaker, offered on opening an
- * empty conversation, the gift picker, and the report of a message or the conversation. A module of its own, imported by Conversation.tsx
- * only when one of them is needed (an empty conversation, or the pointer or focus reaching
- * the gift button), so the chat page does not carry the dialog's code for a conversation
- * that never opens one (docs/bench.md, "js").
+ * The conversation's dialogs (lib/Dialog.tsx) that open on the member's action: the gift
+ * picker and the report of a message or the conversation. A module of its own, imported by
+ * Conversation.tsx only when one of them is needed (the pointer or focus reaching the gift
+ * or report button, at the latest its click, or a page opened with the gifts), so the chat
+ * page does not carry their code for a conversation that never opens one (docs/bench.md,
+ * "js"). The icebreaker, offered on opening an empty conversation, is IcebreakerDialog.tsx.
  */
-import { useEffect, useId, useState, type FormEvent, type RefObject } from "react";
+import { useEffect, useId, useState, type FormEvent } from "react";
 
 import { ApiError, get, post } from "../../lib/api";
 import { Dialog } from "../../lib/Dialog";
 import { GiftChoices } from "../../lib/gifts";
 import { fill } from "./format";
 import { API, type Gift } from "./types";
-
-export function IcebreakerDialog({
-  open,
-  onClose,
-  onChoose,
-  openers,
-  strings,
-  returnFocus,
-}: {
-  open: boolean;
-  onClose: () => void;
-  /** An opener was chosen: its text goes into the input. */
-  onChoose: (text: string) => void;
-  /** The openers' texts, the name filled in. */
-  openers: string[];
-  strings: Record<string, string>;
-  returnFocus: RefObject<HTMLElement | null>;
-}) {
-  return (
-    <Dialog
-      open={open}
-      onClose={onClose}
-      title={strings.icebreakerTitle}
-      closeLabel={strings.close}
-      returnFocus={returnFocus}
-      className="chat-modal"
-      testId="chat-icebreaker"
-    >
-      <p>{strings.icebreakerBody}</p>
-      <div className="d-grid gap-2">
-        {openers.map((text) => (
-          <button key={text} type="button" className="btn btn-outline-primary text-start" data-testid="icebreaker-opener" onClick={() => onChoose(text)}>
-            {text}
-          </button>
-        ))}
-        <button type="button" className="btn btn-link" onClick={onClose} data-testid="icebreaker-own">
-          {strings.icebreakerOwn}
-        </button>
-      </div>
-    </Dialog>
-  );
-}
 
 /** The gift picker: the gifts are fetched (GET `url`, /api/gifts.php) when it first opens. */
 export function GiftsDialog({

@@ -5,7 +5,7 @@ import { resetRealtime } from "../../../lib/realtime";
 import { loadRealtime } from "../../../lib/realtimeLater";
 import { appStore, initialAppState } from "../../../lib/store";
 import { Chat } from "../Chat";
-import { Conversation, loadDialogs } from "../Conversation";
+import { Conversation, loadDialogs, loadIcebreaker } from "../Conversation";
 import { TYPING_SHOW_MS } from "../useTyping";
 import type { ChatProps, MessageData } from "../types";
 import { CONVERSATION, ME, OTHER, apiError, chatProps, deferred, fakeApi, history, json, memberPage, message, posts, settle, startFakeRealtime, texts, ticks, type Call, type Handler } from "./fixtures";
@@ -44,11 +44,12 @@ function type(text: string) {
   fireEvent.change(input(), { target: { value: text } });
 }
 
-// The icebreaker and gift dialogs' module, which the page imports on first need, and the live
+// The dialogs' modules (the icebreaker's, the gift and report dialogs'), which the page imports on first need, and the live
 // connection's, which it imports after its first render, are here from the start
 // (ConversationLazy.test.tsx and ConversationRealtimeLater.test.tsx test the imports).
 beforeAll(async () => {
   await loadDialogs();
+  await loadIcebreaker();
   await loadRealtime(); // no member yet: opens no connection (the tests start a fake one)
 });
 

@@ -1,8 +1,10 @@
 /**
- * The icebreaker and gift dialogs are a module of their own (ConversationDialogs.tsx) that the
- * conversation imports on first need. This file runs without it loaded beforehand (vitest gives
- * each file its own modules): an empty conversation asks for it on its first render and shows
- * the icebreaker once it is there; the gift dialog then opens at once.
+ * The icebreaker (IcebreakerDialog.tsx) and the gift and report dialogs (ConversationDialogs.tsx)
+ * are modules of their own that the conversation imports on first need. This file runs without
+ * them loaded beforehand (vitest gives each file its own modules): an empty conversation asks
+ * for the icebreaker on its first render and shows it once it is there; the gift button's click
+ * imports the gift dialog and opens it once it is there (the click is not lost), and then at
+ * once.
  */
 import { cleanup, fireEvent, render, screen, within } from "@testing-library/react";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
@@ -49,9 +51,16 @@ describe("Conversation dialogs loaded on need", () => {
     fireEvent.click(screen.getByTestId("icebreaker-own"));
     expect(screen.queryByTestId("chat-icebreaker")).toBeNull();
 
+    // The gift dialog is not loaded with the icebreaker: the first click imports it and opens it.
+    fireEvent.click(screen.getByTestId("chat-gift-button"));
+    expect(screen.queryByTestId("chat-gifts")).toBeNull();
+    expect(await screen.findByTestId("chat-gifts")).toBeTruthy();
+    expect(await screen.findByTestId("gift-1")).toBeTruthy();
+    fireEvent.click(screen.getByTestId("chat-gifts").querySelector<HTMLElement>(".app-dialog-close")!);
+    expect(screen.queryByTestId("chat-gifts")).toBeNull();
+
     // Loaded now: the gift button opens its dialog at once.
     fireEvent.click(screen.getByTestId("chat-gift-button"));
     expect(screen.getByTestId("chat-gifts")).toBeTruthy();
-    expect(await screen.findByTestId("gift-1")).toBeTruthy();
   });
 });
