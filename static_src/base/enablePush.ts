@@ -17,6 +17,10 @@ import { pushPermission, pushSupported } from "../lib/pushSupport";
 import { currentPushSubscription, subscribeToPush, type PushResult } from "../lib/pushSubscription";
 import type { PushPermission } from "../lib/store";
 
+// A member's page code (base/member.ts) imports this module only where push matters (the
+// alert, or the permission granted); the signup's push step subscribes through it.
+export { subscribeToPush, syncPushState } from "../lib/pushSubscription";
+
 export interface EnablePushDeps {
   supported(): boolean;
   permission(): PushPermission;

@@ -9,24 +9,23 @@
  * - The periodic refresh of the member's user, likes and chats (lib/refresh.ts, spec §9).
  * - The live connection (lib/realtime.ts, /ws/): badges and chat events (docs/chat.md).
  * - appStore.push from the browser's existing subscription (lib/pushSubscription.ts), and the "enable
- *   push" alert (base/enablePush.ts).
+ *   push" alert (base/enablePush.ts), imported only where there is something to find or show:
+ *   a subscription exists only with the permission granted, and the alert only where the
+ *   server rendered it. Otherwise appStore.push is set here (not subscribed).
  * - The activation reminder alert's "send the e-mail again" button (base/activationReminder.ts),
- *   which only members get (the reminder right after signing up is islands/ActivationReminder).
+ *   which only members get (the reminder right after signing up is islands/ActivationReminder),
+ *   imported where the page has it.
  * - The browser's time zone, kept on the account (base/timeZone.ts).
  * - On the direct-debit code page, the code's SMS reported undelivered (base/smsWatch.ts).
  */
-import { syncPushState } from "../lib/pushSubscription";
-import { startRealtime } from "../lib/realtime";
+import { pushPermission, setPushState } from "../lib/pushSupport";
 import { startRefresh } from "../lib/refresh";
-import { installResendConfirmation } from "./activationReminder";
-import { installEnablePushAlert } from "./enablePush";
 import { keepTimeZone } from "./timeZone";
 
 export { startRefresh };
 // What islands use once a member is logged in, through this module: the likes count after a
-// match (the match modal), subscribing to push (the signup's push step).
+// match (the match modal).
 export { reloadLikes } from "../lib/refresh";
-export { subscribeToPush } from "../lib/pushSubscription";
 
 /** A member was logged in when the page loaded. */
 export function startMember(): void {
@@ -35,13 +34,26 @@ export function startMember(): void {
   // After 5 s, then every 60 s (5 min with push), paused while the page is hidden. Whether
   // this browser is subscribed to push already is looked up without asking or registering.
   startRefresh();
-  void syncPushState();
-  // One WebSocket per page: new messages, typing, read state, likes, matches and badge counts.
-  const realtime = startRealtime();
-  // The direct-debit code page: a code's SMS reported undelivered offers a new code at once.
-  if (document.querySelector("[data-sms-watch]")) {
-    void import("./smsWatch").then(({ installSmsWatch }) => installSmsWatch(realtime));
+  const permission = pushPermission();
+  if (permission === "granted" || document.querySelector("[data-enable-push-alert]")) {
+    void import("./enablePush").then(({ installEnablePushAlert, syncPushState }) => {
+      void syncPushState();
+      void installEnablePushAlert();
+    });
+  } else {
+    setPushState(permission, false);
   }
-  void installEnablePushAlert();
-  installResendConfirmation();
+  // One WebSocket per page: new messages, typing, read state, likes, matches and badge counts.
+  // Imported as the chat imports it (lib/realtimeLater.ts): one module of its own, which the
+  // chat's page then does not fetch twice nor as a second, re-exporting file.
+  void import("../lib/realtime").then(({ startRealtime }) => {
+    const realtime = startRealtime();
+    // The direct-debit code page: a code's SMS reported undelivered offers a new code at once.
+    if (document.querySelector("[data-sms-watch]")) {
+      void import("./smsWatch").then(({ installSmsWatch }) => installSmsWatch(realtime));
+    }
+  });
+  if (document.querySelector("[data-resend-confirmation]")) {
+    void import("./activationReminder").then(({ installResendConfirmation }) => installResendConfirmation());
+  }
 }

@@ -17,7 +17,8 @@
  * them when the connection returns. Each keeps its client_id, so a resend is stored once.
  *
  * The chat loads this module with import() after its first render (lib/realtimeLater.ts), and
- * the member code (base/member.ts) imports it: no page has it in its initial modules.
+ * the member code (base/member.ts) with import() too: no page has it in its initial modules,
+ * and it is one file of its own wherever it is loaded.
  */
 import { appStore, isObject, type AppState, type Store } from "./store";
 

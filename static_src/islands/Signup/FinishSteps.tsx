@@ -20,14 +20,14 @@ export function pushStepAvailable(publicKey: string): boolean {
 }
 
 /**
- * Subscribing (lib/pushSubscription.ts) comes with a member's page code (base/member.ts), which
- * the base entry loads once the account step has logged the visitor in; the push step waits
- * for it, if it must, only on the click.
+ * Subscribing (lib/pushSubscription.ts) comes with the "enable push" alert's module
+ * (base/enablePush.ts), imported when the push step shows; the step waits for it, if it
+ * must, only on the click.
  */
-let subscription: Promise<typeof import("../../base/member")> | null = null;
+let subscription: Promise<typeof import("../../base/enablePush")> | null = null;
 
 function loadSubscription() {
-  subscription ??= import("../../base/member").catch((err: unknown) => {
+  subscription ??= import("../../base/enablePush").catch((err: unknown) => {
     subscription = null; // the next click tries again
     throw err;
   });
