@@ -14,18 +14,19 @@
  * - Push: the worker's messages (lib/push.ts), on every page.
  * - Code that only some pages need, imported (import()) when the page has what it serves:
  *   the installed app's back button on the routes that have one (base/backButton.ts), the
- *   dismissible alerts (base/dismissAlerts.ts), the landers' video (base/landerVideo.ts) and
- *   the profile page's photo viewer (base/photoViewer.ts).
+ *   dismissible alerts (base/dismissAlerts.ts) and the landers' video (base/landerVideo.ts); the
+ *   back button only in standalone mode, and the profile page's photo viewer
+ *   (base/photoViewer.ts) when the pointer or the focus first reaches a photo.
  * - Server-rendered `.toast[data-autoshow]` are shown on load.
  * - A paid arrival's tracking parameters leave the address (base/arrivalAddress.ts).
  */
 import type Toast from "bootstrap/js/dist/toast.js";
 
 import { configureApiFromPage, sendPageHiddenBeacon } from "../lib/api";
-import { renderBadges, renderCredits } from "../lib/badges";
 import { installChunkReloadGuard } from "../lib/chunkReload";
 import { installProgressBar } from "../lib/progress";
 import { installPushMessageHandler } from "../lib/push";
+import { whenStandalone } from "../lib/standalone";
 import { appStore, updateAppBadge } from "../lib/store";
 import { arrivalAddressClean } from "./arrivalAddress";
 import { BACK_BUTTON_ROUTES } from "./backRoutes";
@@ -38,9 +39,10 @@ installBootstrapOnDemand();
 installProgressBar();
 installPushMessageHandler(); // NEW_PUSH_MESSAGE / NEW_PUSH_CLICK from /sw.js (spec §7)
 configureApiFromPage();
-// The installed app's back button (spec §2): only on its routes, and shown only in standalone mode.
+// The installed app's back button (spec §2): only on its routes, and only in standalone mode
+// (imported when the page is in it, or once it changes to it).
 if (BACK_BUTTON_ROUTES.has(document.body?.dataset.route ?? "") && document.querySelector("[data-back-button]")) {
-  void import("./backButton").then(({ installBackButton }) => installBackButton());
+  whenStandalone(() => void import("./backButton").then(({ installBackButton }) => installBackButton()));
 }
 
 document.addEventListener("visibilitychange", () => {
@@ -69,30 +71,58 @@ if (document.querySelector("button[data-password-toggle]")) {
 if (document.querySelector("video[data-lander-video]")) {
   void import("./landerVideo").then(({ installLanderVideos }) => installLanderVideos());
 }
-// The profile page's photos open in a dialog, with the arrow keys (base/photoViewer.ts); a
-// click before it is there opens the photo itself, as without script.
+// The profile page's photos open in a dialog, with the arrow keys (base/photoViewer.ts),
+// imported when the pointer or the focus first reaches a photo, at the latest on its click:
+// that click waits for the viewer and then opens it (the photo itself if it cannot load).
 if (document.querySelector("dialog[data-photo-viewer]")) {
-  void import("./photoViewer").then(({ installPhotoViewer }) => installPhotoViewer());
+  let viewer: Promise<void> | null = null;
+  const PHOTO = "a[data-photo-viewer-item]";
+  const load = () =>
+    (viewer ??= import("./photoViewer").then(({ installPhotoViewer }) => {
+      for (const type of ["pointerover", "focusin", "click"]) document.removeEventListener(type, early, true);
+      installPhotoViewer();
+    }));
+  const early = (event: Event) => {
+    const link = event.target instanceof Element ? event.target.closest<HTMLAnchorElement>(PHOTO) : null;
+    if (!link) return;
+    const opened = load();
+    const click = event as MouseEvent;
+    if (event.type !== "click" || click.button > 0 || click.metaKey || click.ctrlKey || click.shiftKey || click.altKey) {
+      return;
+    }
+    event.preventDefault();
+    event.stopPropagation();
+    opened.then(
+      () => link.click(),
+      () => window.location.assign(link.href),
+    );
+  };
+  for (const type of ["pointerover", "focusin", "click"]) document.addEventListener(type, early, true);
 }
 
 // App badge and "(N) " title prefix (spec §4). Only touched once there is something to
 // show or the totals change, so the server-rendered title stays as it is otherwise.
+// The top bar's badges and its credits link follow appStore.totals and the member's balance
+// and premium state (a purchase on the payment page, the periodic user refresh, a live
+// event): the server renders them, and their code (lib/badges.ts) is imported on the first
+// change, which it then renders from the store as it is.
 {
   const initial = appStore.get().totals;
   if (initial.unreadMessages + initial.newLikes > 0) updateAppBadge(initial);
+  let badges: Promise<typeof import("../lib/badges")> | null = null;
   appStore.subscribe((state, previous) => {
-    if (state.totals !== previous.totals) {
-      updateAppBadge(state.totals);
-      renderBadges(state.totals);
-    }
+    const totals = state.totals !== previous.totals;
+    const user = state.user !== previous.user;
+    if (totals) updateAppBadge(state.totals);
+    if (!totals && !user) return;
+    badges ??= import("../lib/badges");
+    void badges.then(({ renderBadges, renderCredits }) => {
+      const now = appStore.get();
+      if (totals) renderBadges(now.totals);
+      if (user) renderCredits(now.user);
+    });
   });
 }
-
-// The top bar's credits link and badge follow the member's balance and premium state (a
-// purchase on the payment page, the periodic user refresh).
-appStore.subscribe((state, previous) => {
-  if (state.user !== previous.user) renderCredits(state.user);
-});
 
 // A logged-in member's page code (base/member.ts): the periodic refresh, the live connection,
 // the push state and the "enable push" alert. Loaded once a member is logged in: on load, or

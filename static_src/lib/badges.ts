@@ -1,20 +1,16 @@
 /**
  * Top-bar badges (spec §2, §9 "Badge cap 99+"). The server renders them; this keeps them in
- * step with appStore.totals when an island updates the counts.
+ * step with appStore.totals when an island updates the counts. The base entry imports this
+ * module with import() on the first change; the count's label is lib/badgeLabel.ts (the chat
+ * list's unread counts use it too).
  *
  *   <span class="unread-badge" data-badge="messages" hidden></span>   unread messages
  *   <span class="unread-badge" data-badge="likes">3</span>             new likes
  */
+import { badgeLabel } from "./badgeLabel";
 import type { AppUser, Totals } from "./store";
 
-export const BADGE_CAP = 99;
-
-/** "" for nothing, "1".."99", then "99+" (the same rule as apps.accounts.selectors.badge_label). */
-export function badgeLabel(count: number): string {
-  const n = Math.floor(Number(count) || 0);
-  if (n <= 0) return "";
-  return n > BADGE_CAP ? `${BADGE_CAP}+` : String(n);
-}
+export { BADGE_CAP, badgeLabel } from "./badgeLabel";
 
 export function renderBadges(totals: Totals, root: ParentNode = document): void {
   const counts: Record<string, number> = {

@@ -15,3 +15,25 @@ export function isStandalone(win: Window = window): boolean {
   }
   return (win.navigator as (Navigator & { standalone?: boolean }) | undefined)?.standalone === true;
 }
+
+/**
+ * Runs `run` once the page is in standalone mode: at once when it is, else when the display
+ * mode changes to it (a tab moved into the installed app). Never in a browser without matchMedia.
+ */
+export function whenStandalone(run: () => void, win: Window = window): void {
+  if (isStandalone(win)) {
+    run();
+    return;
+  }
+  try {
+    const media = win.matchMedia(STANDALONE_QUERY);
+    const onChange = () => {
+      if (!media.matches) return;
+      media.removeEventListener("change", onChange);
+      run();
+    };
+    media.addEventListener("change", onChange);
+  } catch {
+    // matchMedia unsupported: never standalone
+  }
+}

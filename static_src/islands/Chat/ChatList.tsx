@@ -6,7 +6,7 @@
 import { ApiError, del } from "../../lib/api";
 import { reloadChats, removeChat } from "../../lib/chats";
 import { appStore, useStore, type AppState } from "../../lib/store";
-import { badgeLabel } from "../../lib/badges";
+import { badgeLabel } from "../../lib/badgeLabel";
 import { EmptyState } from "../../lib/EmptyState";
 import { Silhouette } from "../../lib/silhouette";
 import { fill, messageTime, withId } from "./format";
