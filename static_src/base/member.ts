@@ -11,14 +11,13 @@
  * - appStore.push from the browser's existing subscription (lib/pushSubscription.ts), and the "enable
  *   push" alert (base/enablePush.ts), imported only where there is something to find or show:
  *   a subscription exists only with the permission granted, and the alert only where the
- *   server rendered it. Otherwise appStore.push is set here (not subscribed).
+ *   server rendered it. Otherwise appStore.push stays as the page began: not subscribed.
  * - The activation reminder alert's "send the e-mail again" button (base/activationReminder.ts),
  *   which only members get (the reminder right after signing up is islands/ActivationReminder),
  *   imported where the page has it.
  * - The browser's time zone, kept on the account (base/timeZone.ts).
  * - On the direct-debit code page, the code's SMS reported undelivered (base/smsWatch.ts).
  */
-import { pushPermission, setPushState } from "../lib/pushSupport";
 import { startRefresh } from "../lib/refresh";
 import { keepTimeZone } from "./timeZone";
 
@@ -34,14 +33,12 @@ export function startMember(): void {
   // After 5 s, then every 60 s (5 min with push), paused while the page is hidden. Whether
   // this browser is subscribed to push already is looked up without asking or registering.
   startRefresh();
-  const permission = pushPermission();
-  if (permission === "granted" || document.querySelector("[data-enable-push-alert]")) {
+  const granted = "Notification" in window && Notification.permission === "granted";
+  if (granted || document.querySelector("[data-enable-push-alert]")) {
     void import("./enablePush").then(({ installEnablePushAlert, syncPushState }) => {
       void syncPushState();
       void installEnablePushAlert();
     });
-  } else {
-    setPushState(permission, false);
   }
   // One WebSocket per page: new messages, typing, read state, likes, matches and badge counts.
   // Imported as the chat imports it (lib/realtimeLater.ts): one module of its own, which the

@@ -11,8 +11,8 @@
  *   fills appStore.push with it on load (the refresh interval depends on it).
  */
 import { post } from "./api";
-import { pushPermission, pushSupported, setPushState } from "./pushSupport";
-import { appStore, type AppState, type Store } from "./store";
+import { pushPermission, pushSupported } from "./pushSupport";
+import { appStore, type AppState, type PushPermission, type Store } from "./store";
 
 /** The VAPID key as the bytes PushManager.subscribe wants (it is URL-safe base64). */
 export function urlBase64ToUint8Array(base64: string): Uint8Array<ArrayBuffer> {
@@ -30,6 +30,15 @@ export interface SubscribeOptions {
   publicKey: string;
   serviceWorkerUrl?: string;
   saveUrl?: string;
+}
+
+function setPushState(permission: PushPermission, subscribed: boolean, store: Store<AppState> = appStore): void {
+  store.set((state) => {
+    const capable = permission !== "unsupported";
+    const push = state.push;
+    if (push.capable === capable && push.permission === permission && push.subscribed === subscribed) return {};
+    return { push: { ...push, capable, permission, subscribed } };
+  });
 }
 
 /**
