@@ -2,16 +2,17 @@
  * Web push in the page (spec §4 "Push permission", §7 POST /api/user.php?push=1 and the
  * worker messages NEW_PUSH_MESSAGE / NEW_PUSH_CLICK).
  *
- * - installPushMessageHandler(): the page's side of the worker's messages (every page).
- *   A push the worker did not show as an OS notification (inPage: this page is in
- *   front) is shown in the page by lib/pushNotice.ts, imported only then.
+ * - installPushMessageHandler(): the page's side of the worker's messages (every page). What
+ *   a message does is lib/pushMessages.ts, imported when the first one arrives (most pages
+ *   never get one); messages are handled in the order they came. A push the worker did not
+ *   show as an OS notification (inPage: this page is in front) is shown in the page by
+ *   lib/pushNotice.ts, imported only then.
  *
  * Whether the browser can do push and what it allows (pushSupported, pushPermission) is in
  * lib/pushSupport.ts, subscribing (subscribeToPush, syncPushState) in lib/pushSubscription.ts:
  * only a member's page code and the signup's push step use them.
  */
-import { pageOf, sameOriginUrl } from "./sitePage";
-import { appStore, PUSH_LAST_MESSAGE_KEY, type AppState, type PushLastMessage, type Store } from "./store";
+import type { AppState, Store } from "./store";
 
 export const PUSH_MESSAGE = "NEW_PUSH_MESSAGE";
 export const PUSH_CLICK = "NEW_PUSH_CLICK";
@@ -36,28 +37,6 @@ export interface PushPayload {
   [key: string]: unknown;
 }
 
-/** Keeps {id, kind, at} of a push as appStore.push.lastMessage and in sessionStorage. */
-export function rememberPushMessage(
-  payload: unknown,
-  store: Store<AppState> = appStore,
-  now: number = Date.now(),
-  storage?: Storage,
-): PushLastMessage {
-  const value = typeof payload === "object" && payload !== null ? (payload as Record<string, unknown>) : {};
-  const lastMessage: PushLastMessage = {
-    id: typeof value.id === "string" ? value.id : typeof value.id === "number" ? String(value.id) : "",
-    kind: typeof value.kind === "string" ? value.kind : "",
-    at: now,
-  };
-  store.set((state) => ({ push: { ...state.push, lastMessage } }));
-  try {
-    (storage ?? window.sessionStorage).setItem(PUSH_LAST_MESSAGE_KEY, JSON.stringify(lastMessage));
-  } catch {
-    // Storage blocked or full: the store still has it.
-  }
-  return lastMessage;
-}
-
 export interface PushMessageHandlerOptions {
   store?: Store<AppState>;
   /** Where rememberPushMessage keeps the last message (sessionStorage). */
@@ -79,31 +58,18 @@ export interface PushMessageHandlerOptions {
 export function installPushMessageHandler(win: Window = window, options: PushMessageHandlerOptions = {}): () => void {
   const container = win.navigator?.serviceWorker;
   if (!container) return () => {};
-  const store = options.store ?? appStore;
+  let handling: Promise<unknown> = Promise.resolve();
+  let handler: Promise<typeof import("./pushMessages")> | null = null;
   const onMessage = (event: MessageEvent) => {
-    const data = event.data as {
-      type?: unknown;
-      payload?: unknown;
-      inPage?: unknown;
-      openUrl?: unknown;
-      checkUrl?: unknown;
-    } | null;
-    if (!data || typeof data !== "object") return;
-    if (data.type === PUSH_MESSAGE) {
-      const before = store.get(); // its push.lastMessage: the one remembered before this one
-      rememberPushMessage(data.payload, store, Date.now(), options.storage);
-      win.dispatchEvent(new CustomEvent(PUSH_MESSAGE_EVENT, { detail: data.payload ?? null }));
-      if (data.inPage) void import("./pushNotice").then((m) => m.default(data, before));
-    } else if (data.type === PUSH_CLICK) {
-      const target = sameOriginUrl(data.checkUrl, win) ?? sameOriginUrl(data.openUrl, win);
-      if (!target) return;
-      if (pageOf(target) === pageOf(new URL(win.location.href))) {
-        const detail = sameOriginUrl(data.checkUrl, win) ? { checkUrl: target.href } : { openUrl: target.href };
-        win.dispatchEvent(new CustomEvent(PUSH_MESSAGE_EVENT, { detail }));
-      } else {
-        win.location.assign(target.href);
-      }
-    }
+    const data = event.data as { type?: unknown } | null;
+    if (!data || typeof data !== "object" || (data.type !== PUSH_MESSAGE && data.type !== PUSH_CLICK)) return;
+    handler ??= import("./pushMessages");
+    const loaded = handler;
+    const handled = handling.then(() => loaded).then(({ handlePushMessage }) => handlePushMessage(data, win, options));
+    // The next message waits for this one, whatever became of it; a chunk that failed to load
+    // still rejects unhandled, and lib/chunkReload.ts reloads the page (a new deployment).
+    handling = handled.catch(() => undefined);
+    void handled.catch((error: unknown) => Promise.reject(error));
   };
   container.addEventListener("message", onMessage);
   container.startMessages?.();

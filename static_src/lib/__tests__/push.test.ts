@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 const showPushNotice = vi.hoisted(() => vi.fn());
 vi.mock("../pushNotice", () => ({ default: showPushNotice }));
 
-import { installPushMessageHandler, PUSH_MESSAGE_EVENT, rememberPushMessage } from "../push";
+import { installPushMessageHandler, PUSH_MESSAGE_EVENT } from "../push";
+import { rememberPushMessage } from "../pushMessages";
 import { pushPermission, pushSupported } from "../pushSupport";
 import { currentPushSubscription, syncPushState, urlBase64ToUint8Array } from "../pushSubscription";
 import { createStore, initialAppState, PUSH_LAST_MESSAGE_KEY, readPushLastMessage, type AppState } from "../store";
@@ -121,15 +122,20 @@ describe("messages from the service worker", () => {
     } as unknown as Window;
     const store = createStore<AppState>(initialAppState());
     const stop = installPushMessageHandler(win, { store });
-    const send = (data: unknown) => container.dispatchEvent(new MessageEvent("message", { data }));
+    // What a message does is imported with the first one (lib/pushMessages.ts), then in order.
+    const send = async (data: unknown) => {
+      container.dispatchEvent(new MessageEvent("message", { data }));
+      await vi.dynamicImportSettled();
+      await Promise.resolve();
+    };
     return { container, assign, events, store, stop, send };
   }
 
-  it("NEW_PUSH_MESSAGE stores the last message and dispatches the refresh event", () => {
+  it("NEW_PUSH_MESSAGE stores the last message and dispatches the refresh event", async () => {
     const { container, events, store, send } = page("http://localhost:3000/");
     expect(container.startMessages).toHaveBeenCalled();
     const payload = { id: "n-81", kind: "like", title: "x", url: "http://localhost:3000/likes" };
-    send({ type: "NEW_PUSH_MESSAGE", payload });
+    await send({ type: "NEW_PUSH_MESSAGE", payload });
     expect(events).toHaveLength(1);
     expect(events[0]!.type).toBe(PUSH_MESSAGE_EVENT);
     expect(events[0]!.detail).toEqual(payload);
@@ -141,13 +147,13 @@ describe("messages from the service worker", () => {
   it("NEW_PUSH_MESSAGE without an OS notification (inPage) shows it in the page", async () => {
     const { store, send } = page("http://localhost:3000/");
     const first = { id: "n-81", kind: "like", title: "x", url: "http://localhost:3000/likes" };
-    send({ type: "NEW_PUSH_MESSAGE", payload: first, inPage: false });
-    send({ type: "NEW_PUSH_MESSAGE", payload: first });
+    await send({ type: "NEW_PUSH_MESSAGE", payload: first, inPage: false });
+    await send({ type: "NEW_PUSH_MESSAGE", payload: first });
     await vi.dynamicImportSettled();
     expect(showPushNotice).not.toHaveBeenCalled();
     const lastBefore = store.get().push.lastMessage;
     const second = { ...first, id: "n-82" };
-    send({ type: "NEW_PUSH_MESSAGE", payload: second, inPage: true });
+    await send({ type: "NEW_PUSH_MESSAGE", payload: second, inPage: true });
     await vi.dynamicImportSettled();
     // With the message remembered before this one: a redelivery of it is not shown again.
     expect(showPushNotice).toHaveBeenCalledTimes(1);
@@ -156,47 +162,47 @@ describe("messages from the service worker", () => {
     expect(store.get().push.lastMessage).toMatchObject({ id: "n-82" });
   });
 
-  it("NEW_PUSH_CLICK with checkUrl refreshes this page when it is that page, without navigating", () => {
+  it("NEW_PUSH_CLICK with checkUrl refreshes this page when it is that page, without navigating", async () => {
     const { assign, events, send } = page("http://localhost:3000/chats/12#end");
-    send({ type: "NEW_PUSH_CLICK", checkUrl: "http://localhost:3000/chats/12" });
+    await send({ type: "NEW_PUSH_CLICK", checkUrl: "http://localhost:3000/chats/12" });
     expect(assign).not.toHaveBeenCalled();
     expect(events).toHaveLength(1);
     expect(events[0]!.type).toBe(PUSH_MESSAGE_EVENT);
     expect(events[0]!.detail).toEqual({ checkUrl: "http://localhost:3000/chats/12" });
   });
 
-  it("NEW_PUSH_CLICK with checkUrl of another page goes there", () => {
+  it("NEW_PUSH_CLICK with checkUrl of another page goes there", async () => {
     const { assign, events, send } = page("http://localhost:3000/chats/11");
-    send({ type: "NEW_PUSH_CLICK", checkUrl: "http://localhost:3000/chats/12" });
+    await send({ type: "NEW_PUSH_CLICK", checkUrl: "http://localhost:3000/chats/12" });
     expect(assign).toHaveBeenCalledWith("http://localhost:3000/chats/12");
     expect(events).toHaveLength(0);
   });
 
-  it("NEW_PUSH_CLICK with openUrl navigates to pages of the site only", () => {
+  it("NEW_PUSH_CLICK with openUrl navigates to pages of the site only", async () => {
     const { assign, events, stop, send } = page("http://localhost:3000/");
-    send({ type: "NEW_PUSH_CLICK", openUrl: "http://localhost:3000/chats/4" });
+    await send({ type: "NEW_PUSH_CLICK", openUrl: "http://localhost:3000/chats/4" });
     expect(assign).toHaveBeenCalledWith("http://localhost:3000/chats/4");
-    send({ type: "NEW_PUSH_CLICK", openUrl: "https://evil.example/" });
-    send({ type: "NEW_PUSH_CLICK", checkUrl: "https://evil.example/chats/4" });
+    await send({ type: "NEW_PUSH_CLICK", openUrl: "https://evil.example/" });
+    await send({ type: "NEW_PUSH_CLICK", checkUrl: "https://evil.example/chats/4" });
     expect(assign).toHaveBeenCalledTimes(1);
     expect(events).toHaveLength(0);
     // The page it is on already: refreshed, not loaded again.
-    send({ type: "NEW_PUSH_CLICK", openUrl: "http://localhost:3000/" });
+    await send({ type: "NEW_PUSH_CLICK", openUrl: "http://localhost:3000/" });
     expect(assign).toHaveBeenCalledTimes(1);
     expect(events.map((e) => e.detail)).toEqual([{ openUrl: "http://localhost:3000/" }]);
 
     stop();
-    send({ type: "NEW_PUSH_CLICK", openUrl: "http://localhost:3000/x" });
-    send({ type: "NEW_PUSH_MESSAGE", payload: {} });
+    await send({ type: "NEW_PUSH_CLICK", openUrl: "http://localhost:3000/x" });
+    await send({ type: "NEW_PUSH_MESSAGE", payload: {} });
     expect(assign).toHaveBeenCalledTimes(1);
     expect(events).toHaveLength(1);
   });
 
-  it("ignores other messages", () => {
+  it("ignores other messages", async () => {
     const { assign, events, store, send } = page("http://localhost:3000/");
-    send(null);
-    send("NEW_PUSH_MESSAGE");
-    send({ type: "SOMETHING_ELSE", openUrl: "http://localhost:3000/x" });
+    await send(null);
+    await send("NEW_PUSH_MESSAGE");
+    await send({ type: "SOMETHING_ELSE", openUrl: "http://localhost:3000/x" });
     expect(assign).not.toHaveBeenCalled();
     expect(events).toHaveLength(0);
     expect(store.get().push.lastMessage).toBeUndefined();
