@@ -12,13 +12,15 @@
  *   it does. Closing it stores the dismissal (POST /api/dismiss.php) and it does not open
  *   again. appStore.timeBonus.isVisible tells other islands that it is open.
  *
+ * The modal's dialog is TimeBonusModal.tsx, imported when it is to open: most pages never
+ * open it and do not load it.
+ *
  * Both disappear when the time bonus is cleared: at zero, on logout, when the member
  * becomes a paid user, after 4 hours (./countdown.ts).
  */
 import { Fragment, useEffect, useState, type ReactNode } from "react";
 
 import { post } from "../../lib/api";
-import { Dialog } from "../../lib/LazyDialog";
 import { appStore, useStore, type AppState } from "../../lib/store";
 import { formatCountdown, setTimeBonus, useCountdown } from "./countdown";
 
@@ -94,6 +96,18 @@ export function modalDelayMs(membersArea: boolean, delaySeconds: number, now: nu
   return Math.max(0, since + delaySeconds * 1000 - now);
 }
 
+type Modal = typeof import("./TimeBonusModal");
+let modalImport: Promise<Modal> | null = null;
+let modalLoaded: Modal | null = null;
+
+/** Imports the modal's module once (it opens 40 s into the members area, for members with 0
+ * credits only). A chunk that fails to load rejects unhandled, and lib/chunkReload.ts reloads
+ * the page (a new deployment). */
+export function loadTimeBonusModal(): Promise<Modal> {
+  modalImport ??= import("./TimeBonusModal").then((module) => (modalLoaded = module));
+  return modalImport;
+}
+
 // Closed on this page: a second mount (or StrictMode) does not open it again.
 let closedOnThisPage = false;
 
@@ -122,6 +136,15 @@ export function TimeBonus({
   const [closed, setClosed] = useState(() => dismissed || closedOnThisPage);
   const present = bonus !== null;
   const open = present && bonus.isVisible && !closed;
+  const [modal, setModal] = useState(() => modalLoaded);
+  useEffect(() => {
+    if (!open || modal) return;
+    let live = true;
+    void loadTimeBonusModal().then((next) => live && setModal(() => next));
+    return () => {
+      live = false;
+    };
+  }, [open, modal]);
 
   useEffect(() => {
     if (!present || closed) return;
@@ -183,27 +206,18 @@ export function TimeBonus({
           <span className="time-bonus-banner-cta">{strings.bannerLink}</span>
         </a>
       </div>
-      <Dialog
-        open={open}
-        onClose={close}
-        title={fillText(strings.modalTitle, { percentage })}
-        closeLabel={strings.close}
-        closeTestId="time-bonus-modal-close"
-        className="time-bonus-modal"
-        bodyClassName="text-center"
-        footerClassName="justify-content-center"
-        testId="time-bonus-modal"
-        footer={
-          <a className="btn btn-primary btn-lg" href={creditsUrl} data-testid="time-bonus-modal-link">
-            {fillText(strings.modalLink, { percentage })}
-          </a>
-        }
-      >
-        <p>{fillText(strings.modalBody, { percentage })}</p>
-        <p className="time-bonus-modal-time mb-0" data-testid="time-bonus-modal-time">
-          {remaining}
-        </p>
-      </Dialog>
+      {modal && (
+        <modal.TimeBonusModal
+          open={open}
+          onClose={close}
+          title={fillText(strings.modalTitle, { percentage })}
+          body={fillText(strings.modalBody, { percentage })}
+          link={fillText(strings.modalLink, { percentage })}
+          closeLabel={strings.close}
+          creditsUrl={creditsUrl}
+          remaining={remaining}
+        />
+      )}
     </>
   );
 }

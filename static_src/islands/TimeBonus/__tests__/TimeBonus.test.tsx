@@ -1,11 +1,11 @@
 import { StrictMode } from "react";
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 
 import { configureApi, resetApiConfig } from "../../../lib/api";
 import { appStore, initialAppState, parseTimeBonus, type AppUser } from "../../../lib/store";
 import { formatCountdown, resetCountdown, secondsLeft, setTimeBonus, TICK_MS, TIME_BONUS_SECONDS } from "../countdown";
-import { MEMBERS_AREA_KEY, resetTimeBonusModal, TimeBonus, type TimeBonusProps } from "../TimeBonus";
+import { loadTimeBonusModal, MEMBERS_AREA_KEY, resetTimeBonusModal, TimeBonus, type TimeBonusProps } from "../TimeBonus";
 
 const strings: TimeBonusProps["strings"] = {
   bannerText: "Time bonus: {percentage}% off your first credits!",
@@ -59,6 +59,12 @@ async function advance(ms: number) {
 const banner = () => screen.queryByTestId("time-bonus-banner");
 const modal = () => screen.queryByTestId("time-bonus-modal");
 const shown = () => screen.getAllByTestId("time-bonus-countdown").map((el) => el.textContent);
+
+// The modal's module, which the island imports when the modal is to open (TimeBonusLazy.test.tsx
+// tests that), is here from the start.
+beforeAll(async () => {
+  await loadTimeBonusModal();
+});
 
 beforeEach(() => {
   vi.useFakeTimers();
