@@ -5,32 +5,15 @@
  * `keepMounted`), so pages where it never opens do not load it. The dialog shows once the
  * module is there; the open that asked for it is not lost. Once loaded it renders at once.
  */
-import { useEffect, useState } from "react";
-
 import type { DialogProps } from "./Dialog";
+import { lazyModule, useLazyModule } from "./lazyModule";
 
-type DialogModule = typeof import("./dialogLater");
+/** lib/Dialog.tsx, through lib/dialogLater.ts. */
+const dialog = lazyModule(() => import("./dialogLater"));
 
-let loaded: DialogModule | null = null;
-let loading: Promise<DialogModule> | null = null;
-
-/** Imports lib/Dialog.tsx once (through lib/dialogLater.ts). A chunk that fails to load rejects unhandled, and
- * lib/chunkReload.ts reloads the page (a new deployment). */
-export function loadDialog(): Promise<DialogModule> {
-  loading ??= import("./dialogLater").then((module) => (loaded = module));
-  return loading;
-}
+export const loadDialog = dialog.load;
 
 export function Dialog(props: DialogProps) {
-  const [module, setModule] = useState(loaded);
-  const needed = props.open || Boolean(props.keepMounted);
-  useEffect(() => {
-    if (!needed || module) return;
-    let live = true;
-    void loadDialog().then((next) => live && setModule(next));
-    return () => {
-      live = false;
-    };
-  }, [needed, module]);
+  const module = useLazyModule(dialog, props.open || Boolean(props.keepMounted));
   return module ? <module.Dialog {...props} /> : null;
 }

@@ -46,12 +46,9 @@ def _plain(value) -> bool:
     if kind in _SCALARS:
         return True
     if kind is dict:
-        for key, item in value.items():
-            if type(key) is not str or (type(item) not in _SCALARS and not _plain(item)):
-                return False
-        return True
+        return all(type(key) is str and _plain(item) for key, item in value.items())
     if kind is list or kind is tuple:
-        return all(type(item) in _SCALARS or _plain(item) for item in value)
+        return all(_plain(item) for item in value)
     return False
 
 

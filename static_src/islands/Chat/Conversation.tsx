@@ -19,12 +19,13 @@ import type { FormEvent, KeyboardEvent } from "react";
 
 import { ApiError } from "../../lib/api";
 import { GiftPicture } from "../../lib/gifts";
+import { lazyModule, useLazyModule } from "../../lib/lazyModule";
 import { newClientId } from "../../lib/outbox";
 import { useRealtime } from "../../lib/realtimeLater";
 import { appStore, useStore, type AppState } from "../../lib/store";
 import { Avatar } from "./ChatList";
 import { fill, messageTime, tickState, withId } from "./format";
-import { useCallback, useEffect, useRef, useState } from "./react";
+import { useCallback, useRef, useState } from "./react";
 import type { ReportTarget } from "./ConversationDialogs";
 import { API, type ChatProfile, type ChatProps, type Gift, type History, type ShownMessage } from "./types";
 import { useAnnouncement } from "./useAnnouncement";
@@ -65,39 +66,11 @@ function safetyTipDismiss(conversationId: number): void {
 /** The counter shows from this share of the maximum length. */
 export const COUNTER_FROM = 0.8;
 
-type Dialogs = typeof import("./ConversationDialogs");
-type Icebreaker = typeof import("./IcebreakerDialog");
-let dialogsImport: Promise<Dialogs> | null = null;
-let dialogsLoaded: Dialogs | null = null;
-let icebreakerImport: Promise<Icebreaker> | null = null;
-let icebreakerLoaded: Icebreaker | null = null;
-
-/** Imports the gift and report dialogs' module once. A chunk that fails to load rejects
- * unhandled, and lib/chunkReload.ts reloads the page (a new deployment). */
-export function loadDialogs(): Promise<Dialogs> {
-  dialogsImport ??= import("./ConversationDialogs").then((module) => (dialogsLoaded = module));
-  return dialogsImport;
-}
-
-/** Imports the icebreaker's module once (as loadDialogs). */
-export function loadIcebreaker(): Promise<Icebreaker> {
-  icebreakerImport ??= import("./IcebreakerDialog").then((module) => (icebreakerLoaded = module));
-  return icebreakerImport;
-}
-
-/** A dialogs' module once loaded (at once when it is already), importing it when `needed`. */
-function useLater<M>(load: () => Promise<M>, loaded: () => M | null, needed: boolean): M | null {
-  const [module, setModule] = useState(loaded);
-  useEffect(() => {
-    if (!needed || module) return;
-    let live = true;
-    void load().then((next) => live && setModule(() => next));
-    return () => {
-      live = false;
-    };
-  }, [needed, module, load]);
-  return module;
-}
+/** The gift and report dialogs, and the icebreaker: imported when first needed. */
+const dialogsLazy = lazyModule(() => import("./ConversationDialogs"));
+const icebreakerLazy = lazyModule(() => import("./IcebreakerDialog"));
+export const loadDialogs = dialogsLazy.load;
+export const loadIcebreaker = icebreakerLazy.load;
 
 const selectCredits = (state: AppState) => {
   const credits = state.user?.credits;
@@ -388,8 +361,8 @@ export function Conversation(props: ConversationProps) {
     setGiftsOpen(false);
     setAlert({ kind: "error", message });
   }, []);
-  const icebreakerModule = useLater(loadIcebreaker, () => icebreakerLoaded, icebreaker && !closed);
-  const dialogs = useLater(loadDialogs, () => dialogsLoaded, (giftsOpen && !closed) || reportOpen);
+  const icebreakerModule = useLazyModule(icebreakerLazy, icebreaker && !closed);
+  const dialogs = useLazyModule(dialogsLazy, (giftsOpen && !closed) || reportOpen);
   const reportMessage = useCallback((message: ShownMessage) => {
     setReport({ message: message.id, excerpt: message.text ?? "" });
     setReportOpen(true);

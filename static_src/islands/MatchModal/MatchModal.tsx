@@ -17,6 +17,7 @@
 import { useEffect, useState } from "react";
 
 import { get } from "../../lib/api";
+import { lazyModule, useLazyModule } from "../../lib/lazyModule";
 import { appStore, type MainImage } from "../../lib/store";
 
 export interface MatchModalStrings {
@@ -81,16 +82,9 @@ function isCard(value: unknown): value is LikeCard {
   return (typeof id === "number" || typeof id === "string") && typeof name === "string";
 }
 
-type View = typeof import("./MatchDialog");
-let viewImport: Promise<View> | null = null;
-let viewLoaded: View | null = null;
-
-/** Imports the modal's module once. A chunk that fails to load rejects unhandled, and
- * lib/chunkReload.ts reloads the page (a new deployment). */
-export function loadMatchDialog(): Promise<View> {
-  viewImport ??= import("./MatchDialog").then((module) => (viewLoaded = module));
-  return viewImport;
-}
+/** The modal's dialog, imported when a profile is to show. */
+const matchDialog = lazyModule(() => import("./MatchDialog"));
+export const loadMatchDialog = matchDialog.load;
 
 function defaultNavigate(url: string): void {
   window.location.assign(url);
@@ -100,7 +94,6 @@ export function MatchModal({ strings, autoLikeUrl, likesUrl, profileUrl, onSelec
   // The profile stays while the modal closes (its animation shows it).
   const [profile, setProfile] = useState<LikeCard | null>(null);
   const [open, setOpen] = useState(false);
-  const [view, setView] = useState(() => viewLoaded);
 
   const show = (card: LikeCard) => {
     setProfile(card);
@@ -129,14 +122,7 @@ export function MatchModal({ strings, autoLikeUrl, likesUrl, profileUrl, onSelec
     return () => window.removeEventListener("match", onMatch);
   }, []);
 
-  useEffect(() => {
-    if (!profile || view) return;
-    let live = true;
-    void loadMatchDialog().then((next) => live && setView(() => next));
-    return () => {
-      live = false;
-    };
-  }, [profile, view]);
+  const view = useLazyModule(matchDialog, profile !== null);
 
   if (!profile || !view) return null;
 

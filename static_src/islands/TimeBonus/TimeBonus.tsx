@@ -21,6 +21,7 @@
 import { Fragment, useEffect, useState, type ReactNode } from "react";
 
 import { post } from "../../lib/api";
+import { lazyModule, useLazyModule } from "../../lib/lazyModule";
 import { appStore, useStore, type AppState } from "../../lib/store";
 import { formatCountdown, setTimeBonus, useCountdown } from "./countdown";
 
@@ -96,17 +97,10 @@ export function modalDelayMs(membersArea: boolean, delaySeconds: number, now: nu
   return Math.max(0, since + delaySeconds * 1000 - now);
 }
 
-type Modal = typeof import("./TimeBonusModal");
-let modalImport: Promise<Modal> | null = null;
-let modalLoaded: Modal | null = null;
-
-/** Imports the modal's module once (it opens 40 s into the members area, for members with 0
- * credits only). A chunk that fails to load rejects unhandled, and lib/chunkReload.ts reloads
- * the page (a new deployment). */
-export function loadTimeBonusModal(): Promise<Modal> {
-  modalImport ??= import("./TimeBonusModal").then((module) => (modalLoaded = module));
-  return modalImport;
-}
+/** The modal's module, imported when it is to open (40 s into the members area, for members
+ * with 0 credits only). */
+const timeBonusModal = lazyModule(() => import("./TimeBonusModal"));
+export const loadTimeBonusModal = timeBonusModal.load;
 
 // Closed on this page: a second mount (or StrictMode) does not open it again.
 let closedOnThisPage = false;
@@ -136,15 +130,7 @@ export function TimeBonus({
   const [closed, setClosed] = useState(() => dismissed || closedOnThisPage);
   const present = bonus !== null;
   const open = present && bonus.isVisible && !closed;
-  const [modal, setModal] = useState(() => modalLoaded);
-  useEffect(() => {
-    if (!open || modal) return;
-    let live = true;
-    void loadTimeBonusModal().then((next) => live && setModal(() => next));
-    return () => {
-      live = false;
-    };
-  }, [open, modal]);
+  const modal = useLazyModule(timeBonusModal, open);
 
   useEffect(() => {
     if (!present || closed) return;
