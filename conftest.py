@@ -82,6 +82,19 @@ def _public_schema_after_test():
 
 
 @pytest.fixture(autouse=True)
+def _language_after_test():
+    """A test-client request runs its middleware in the test's own thread, and the
+    locale middleware leaves the request's language active there (a French cookie makes
+    French the thread's language). Each test ends with the language it started with, so
+    a later test's English texts do not depend on the order the tests ran in."""
+    from django.utils import translation
+
+    language = translation.get_language()
+    yield
+    translation.activate(language)
+
+
+@pytest.fixture(autouse=True)
 def _celery_join_allowed():
     """Eager tasks (the test settings) mark "inside a task" in a process-wide flag and put
     the old value back when they end; two running at once in the live server's threads (a
