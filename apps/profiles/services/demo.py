@@ -45,15 +45,16 @@ from apps.tenants.regions import regions_for_country
 DEFAULT_COUNT = 60
 AVATAR_SIDE = 600
 
-# Real towns with their ISO 3166-2 top-level region, for the countries demo sites
+# Real towns, named as the people who live there write them (a member types "Köln", not
+# "Cologne"), with their ISO 3166-2 top-level region, for the countries demo sites
 # usually serve; other countries take towns from the geocoder's GeoNames data.
 TOWNS: dict[str, tuple[tuple[str, str], ...]] = {
     "NL": (("Amsterdam", "NL-NH"), ("Rotterdam", "NL-ZH"), ("Utrecht", "NL-UT"), ("Eindhoven", "NL-NB"),
-           ("Groningen", "NL-GR"), ("Haarlem", "NL-NH"), ("The Hague", "NL-ZH"), ("Nijmegen", "NL-GE"),
+           ("Groningen", "NL-GR"), ("Haarlem", "NL-NH"), ("Den Haag", "NL-ZH"), ("Nijmegen", "NL-GE"),
            ("Maastricht", "NL-LI"), ("Leeuwarden", "NL-FR"), ("Zwolle", "NL-OV"), ("Breda", "NL-NB")),
-    "DE": (("Berlin", "DE-BE"), ("Hamburg", "DE-HH"), ("Munich", "DE-BY"), ("Cologne", "DE-NW"),
+    "DE": (("Berlin", "DE-BE"), ("Hamburg", "DE-HH"), ("München", "DE-BY"), ("Köln", "DE-NW"),
            ("Frankfurt am Main", "DE-HE"), ("Stuttgart", "DE-BW"), ("Düsseldorf", "DE-NW"), ("Leipzig", "DE-SN"),
-           ("Dresden", "DE-SN"), ("Hanover", "DE-NI"), ("Bremen", "DE-HB"), ("Nuremberg", "DE-BY")),
+           ("Dresden", "DE-SN"), ("Hannover", "DE-NI"), ("Bremen", "DE-HB"), ("Nürnberg", "DE-BY")),
     "GB": (("London", "GB-ENG"), ("Manchester", "GB-ENG"), ("Birmingham", "GB-ENG"), ("Leeds", "GB-ENG"),
            ("Bristol", "GB-ENG"), ("Glasgow", "GB-SCT"), ("Edinburgh", "GB-SCT"), ("Cardiff", "GB-WLS"),
            ("Belfast", "GB-NIR"), ("Liverpool", "GB-ENG"), ("Brighton", "GB-ENG"), ("Swansea", "GB-WLS")),
@@ -65,10 +66,10 @@ TOWNS: dict[str, tuple[tuple[str, str], ...]] = {
     "FR": (("Paris", "FR-IDF"), ("Marseille", "FR-PAC"), ("Lyon", "FR-ARA"), ("Toulouse", "FR-OCC"),
            ("Nice", "FR-PAC"), ("Nantes", "FR-PDL"), ("Strasbourg", "FR-GES"), ("Bordeaux", "FR-NAQ"),
            ("Lille", "FR-HDF"), ("Rennes", "FR-BRE"), ("Rouen", "FR-NOR"), ("Dijon", "FR-BFC")),
-    "BE": (("Brussels", "BE-BRU"), ("Antwerp", "BE-VLG"), ("Ghent", "BE-VLG"), ("Bruges", "BE-VLG"),
+    "BE": (("Bruxelles", "BE-BRU"), ("Antwerpen", "BE-VLG"), ("Gent", "BE-VLG"), ("Brugge", "BE-VLG"),
            ("Leuven", "BE-VLG"), ("Liège", "BE-WAL"), ("Namur", "BE-WAL"), ("Charleroi", "BE-WAL")),
-    "CA": (("Toronto", "CA-ON"), ("Montreal", "CA-QC"), ("Vancouver", "CA-BC"), ("Calgary", "CA-AB"),
-           ("Ottawa", "CA-ON"), ("Edmonton", "CA-AB"), ("Winnipeg", "CA-MB"), ("Quebec City", "CA-QC"),
+    "CA": (("Toronto", "CA-ON"), ("Montréal", "CA-QC"), ("Vancouver", "CA-BC"), ("Calgary", "CA-AB"),
+           ("Ottawa", "CA-ON"), ("Edmonton", "CA-AB"), ("Winnipeg", "CA-MB"), ("Québec", "CA-QC"),
            ("Halifax", "CA-NS"), ("Victoria", "CA-BC")),
 }  # fmt: skip
 
