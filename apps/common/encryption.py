@@ -20,10 +20,11 @@ from collections.abc import Iterator
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from django.conf import settings
 from django.core import checks
-from django.core.exceptions import ImproperlyConfigured
+from django.core.exceptions import ImproperlyConfigured, ValidationError
 from django.db import models
 from django.db.models import Value
 from django.db.models.functions import Cast
+from django.utils.translation import gettext_lazy as _
 
 logger = logging.getLogger(__name__)
 
@@ -115,7 +116,16 @@ class EncryptedCharField(models.CharField):
     def to_python(self, value):
         """A token (from a serialized copy, `loaddata`) is read back to its clear text."""
         value = super().to_python(value)
-        return secret_decrypt(value) if value and is_token(value) else value
+        if not value or not is_token(value):
+            return value
+        try:
+            return secret_decrypt(value)
+        except SecretUnreadable:
+            # An operator pasting a token (from another deployment's dump) into the admin
+            # gets the field's error, not a server error.
+            raise ValidationError(
+                _("This is an encrypted key this site cannot read. Enter the key itself."), code="unreadable"
+            ) from None
 
 
 def encrypted_fields(model) -> list[EncryptedCharField]:

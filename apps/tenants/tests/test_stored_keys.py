@@ -211,6 +211,23 @@ def test_keys_stored_in_clear_an_encrypted_field_validates_the_clear_text():
     assert field.get_prep_value("") == ""
     with pytest.raises(ValidationError, match="at most 10"):
         field.clean("x" * 11, None)
+    # A token this deployment's keys do not open is the field's error, not SecretUnreadable
+    # (a server error in the admin).
+    foreign = Fernet(Fernet.generate_key()).encrypt(b"live_key").decode()
+    with pytest.raises(ValidationError, match="encrypted key this site cannot read") as raised:
+        EncryptedCharField(blank=True).clean(foreign, None)
+    assert raised.value.code == "unreadable"
+
+
+def test_keys_stored_in_clear_a_foreign_token_entered_in_the_admin_is_the_fields_error(site, rf):
+    user = staff_member("operators")
+    client = staff_client(user)
+    foreign = Fernet(Fernet.generate_key()).encrypt(b"live_k").decode()
+    assert len(foreign) == 100  # the form's longest key: the model's check is the one that speaks
+    response = post(client, site, change_data(rf, user, site, payment_gateway="mollie", mollie_api_key=foreign))
+    assert response.status_code == 200
+    assert "encrypted key this site cannot read" in response.content.decode()
+    assert stored_row(site)["mollie_api_key"] == ""
 
 
 def production(**variables) -> subprocess.CompletedProcess:
