@@ -116,6 +116,28 @@ def test_the_compose_file_runs_the_procfiles_processes_with_the_production_setti
             assert variable in environment, (name, variable)
 
 
+def test_web_believes_forwarded_headers_from_the_proxys_address_only():
+    """uvicorn's --forwarded-allow-ips (Procfile) takes FORWARDED_ALLOW_IPS: "*" would let
+    any container, or a process on the machine through the published port, set the
+    client address that rate limits and arrivals are keyed by."""
+    import ipaddress
+    import re
+
+    compose = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
+    default = re.compile(r"^\$\{\w+:-(.+)\}$")
+
+    def value(text: str) -> str:
+        found = default.match(text)
+        return found.group(1) if found else text
+
+    trusted = value(compose["services"]["web"]["environment"]["FORWARDED_ALLOW_IPS"])
+    proxy = value(compose["services"]["proxy"]["networks"]["default"]["ipv4_address"])
+    subnet = value(compose["networks"]["default"]["ipam"]["config"][0]["subnet"])
+    assert trusted == proxy
+    assert ipaddress.ip_address(proxy) in ipaddress.ip_network(subnet)
+    assert '--forwarded-allow-ips "${FORWARDED_ALLOW_IPS:-127.0.0.1}"' in (ROOT / "Procfile").read_text()
+
+
 def test_the_production_settings_load_from_the_environment_and_pass_the_deployment_checks():
     base = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "VAPID_"))}
     base["DJANGO_SETTINGS_MODULE"] = "config.settings.production"
