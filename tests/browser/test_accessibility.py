@@ -589,6 +589,12 @@ def test_modal_has_no_axe_violations(
     elif modal == "chat-icebreaker":
         page = fresh_context(data, domain, language, width, user=member_user)
         page.goto(url(f"/members/{data.demo}/chat"))
+        settle(page)
+        # The empty conversation offers it in its message area ("Break the ice"), then the modal.
+        offer = page.get_by_test_id("chat-icebreaker-open")
+        expect(offer).to_be_visible()
+        assert_accessible(page, f"{domain} {language} {width} {modal} offer")
+        offer.click()
         shown = page.get_by_test_id("chat-icebreaker")
     elif modal == "chat-gifts":
         page = fresh_context(data, domain, language, width, user=member_user)

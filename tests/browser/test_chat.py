@@ -86,7 +86,7 @@ def test_two_members_match_chat_run_out_buy_and_block(
         other.goto(site_server.url("localhost", "/chats"))
         expect(other.get_by_test_id("chat-empty")).to_be_visible()
 
-        # A writes from B's profile: the conversation opens with the icebreaker.
+        # A writes from B's profile: the empty conversation offers the icebreaker ("Break the ice").
         page.goto(site_server.url("localhost", f"/members/{b.pk}"))
         match_modal = page.get_by_test_id("match-modal")  # B's like, shown once
         expect(match_modal).to_be_visible()
@@ -99,6 +99,10 @@ def test_two_members_match_chat_run_out_buy_and_block(
         expect(page.get_by_test_id("chat-header-name")).to_have_text(b.name)
         expect(page.get_by_test_id("chat-credits-count")).to_have_text("7")
         icebreaker = page.get_by_test_id("chat-icebreaker")
+        expect(icebreaker).to_have_count(0)  # not over the page: offered in the message area
+        offer = page.get_by_test_id("chat-icebreaker-open")
+        expect(page.get_by_test_id("chat-messages").get_by_role("button", name="Break the ice")).to_be_visible()
+        offer.click()
         expect(icebreaker).to_be_visible()
         opener = page.get_by_test_id("icebreaker-opener").first
         opener_text = opener.inner_text().strip()
@@ -106,12 +110,14 @@ def test_two_members_match_chat_run_out_buy_and_block(
         opener.click()
         expect(icebreaker).to_have_count(0)
         expect(page.get_by_test_id("chat-input")).to_have_value(opener_text)
+        expect(page.get_by_test_id("chat-input")).to_be_focused()
         # A writes HTML instead of the opener: it is sent and shown as text.
         send_text(page, HTML)
         mine = last_message(page, mine=True)
         expect(mine.get_by_test_id("message-text")).to_have_text(HTML)
         expect(mine.get_by_test_id("message-ticks")).to_have_attribute("data-state", re.compile("sent|delivered"))
         expect(page.get_by_test_id("chat-credits-count")).to_have_text("6")
+        expect(page.get_by_test_id("chat-icebreaker-offer")).to_have_count(0)  # the conversation has begun
 
         # B's list shows it live, with its unread count; so do the top bar and the title.
         item = other.get_by_test_id(f"chat-item-{conversation}")
@@ -129,7 +135,7 @@ def test_two_members_match_chat_run_out_buy_and_block(
         expect(theirs.get_by_test_id("message-text")).to_have_text(HTML)
         assert theirs.locator("b, img, script").count() == 0
         assert other.evaluate("window.__pwned") is None
-        expect(other.get_by_test_id("chat-icebreaker")).to_have_count(0)  # not for a conversation with messages
+        expect(other.get_by_test_id("chat-icebreaker-offer")).to_have_count(0)  # not for a conversation with messages
         expect(other).not_to_have_title(re.compile(r"^\(\d+\) "))
         expect(mine.get_by_test_id("message-ticks")).to_have_attribute("data-state", "read")
 

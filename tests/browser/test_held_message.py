@@ -58,7 +58,8 @@ def test_held_message_waits_for_support_then_reaches_the_member(site, site_serve
         # Sam writes; it shows as sent.
         log_in(page, site_server, sam_email)
         page.goto(site_server.url("localhost", f"/members/{rita.pk}/chat"))
-        # An empty conversation opens with the icebreaker: Sam writes his own.
+        # An empty conversation offers the icebreaker: Sam opens it and writes his own.
+        page.get_by_test_id("chat-icebreaker-open").click()
         page.get_by_test_id("icebreaker-own").click()
         expect(page.get_by_test_id("chat-icebreaker")).to_have_count(0)
         page.get_by_test_id("chat-input").fill(TEXT)

@@ -1,19 +1,20 @@
 /**
  * One conversation (spec §2 chat screen, §4, §8): the in-chat top bar (the other profile,
  * back to the list, the coins badge), the messages, the typing indicator, and the footer
- * (text with the site's length, a photo, a gift). The icebreaker modal offers openers for an
- * empty conversation. Not enough credits (402) and premium only (403) show their alerts and
- * keep the text in the input.
+ * (text with the site's length, a photo, a gift). An empty conversation shows "Break the ice"
+ * in its message area, which opens the icebreaker modal with openers to choose from. Not
+ * enough credits (402) and premium only (403) show their alerts and keep the text in the input.
  *
  * Conversation is the view; what it shows comes from hooks of their own, one concern each
  * (docs/decisions.md, "The conversation as hooks"): useConversationTransport (the messages:
  * history, live events, polling, the outbox), useReadMarks, useTyping, useDraft,
  * useScrollPinning and useAnnouncement (the live region). Its top bar (Header) and a
  * message's bubble (Bubble) are small components here. The dialogs are modules of their own,
- * imported on first need: the icebreaker (IcebreakerDialog.tsx) during the first render of an
- * empty conversation; the gift and report dialogs (ConversationDialogs.tsx) when the pointer
- * or the focus reaches their buttons (at the latest on the click, which then opens the dialog
- * once the module is there).
+ * imported on first need, when the pointer or the focus reaches the button that opens them (at
+ * the latest on the click, which then opens the dialog once the module is there): the
+ * icebreaker (IcebreakerDialog.tsx) from "Break the ice", the gift and report dialogs
+ * (ConversationDialogs.tsx) from their buttons. So a conversation, empty or not, loads
+ * lib/Dialog.tsx only when a dialog is about to open (docs/bench.md, "js").
  */
 import type { FormEvent, KeyboardEvent } from "react";
 
@@ -68,9 +69,10 @@ export const COUNTER_FROM = 0.8;
 
 /** The gift and report dialogs, and the icebreaker: imported when first needed. */
 const dialogsLazy = lazyModule(() => import("./ConversationDialogs"));
-const icebreakerLazy = lazyModule(() => import("./IcebreakerDialog"));
+export const icebreakerLazy = lazyModule(() => import("./IcebreakerDialog"));
 export const loadDialogs = dialogsLazy.load;
-export const loadIcebreaker = icebreakerLazy.load;
+/** Through the object, so that a test sees every import asked for. */
+const loadIcebreaker = () => void icebreakerLazy.load();
 
 const selectCredits = (state: AppState) => {
   const credits = state.user?.credits;
@@ -273,13 +275,14 @@ export function Conversation(props: ConversationProps) {
 
   const [draft, setDraft] = useDraft(conversationId);
   const [alert, setAlert] = useState<Alert>(null);
+  // The icebreaker modal, opened from "Break the ice" in an empty conversation.
   const [icebreaker, setIcebreaker] = useState(() => {
-    const offer = props.history.messages.length === 0 && !props.history.has_older && openers.length > 0 && !draft;
-    // Its module is asked for during the first render, so it arrives about with the page.
-    if (offer) void loadIcebreaker();
     if (props.openGifts) void loadDialogs();
-    return offer;
+    return false;
   });
+  // Where focus goes when it closes: back to "Break the ice", or to the input once an opener
+  // is chosen or the member writes their own.
+  const icebreakerReturn = useRef<HTMLElement | null>(null);
   const [giftsOpen, setGiftsOpen] = useState(Boolean(props.openGifts));
   const [report, setReport] = useState<ReportTarget | null>(null);
   const [reportOpen, setReportOpen] = useState(false);
@@ -315,6 +318,8 @@ export function Conversation(props: ConversationProps) {
   const closed = closedByEvent || blockedHere;
   const [listRef, onListScroll, pin] = useScrollPinning<HTMLDivElement>([messages, typingUntil], hasOlder);
   const announcement = useAnnouncement(messages, strings);
+  // "Break the ice" while the conversation has no message (none hidden either) and is open.
+  const offerIcebreaker = messages.length === 0 && !hasOlder && openers.length > 0 && !closed;
 
   const queue = (item: SendItem, shown?: Partial<ShownMessage>) => {
     pin();
@@ -402,6 +407,28 @@ export function Conversation(props: ConversationProps) {
             <strong className="d-block">{strings.safetyTipTitle}</strong>
             {strings.safetyTip}
             <button type="button" className="btn-close py-2" aria-label={strings.safetyTipDismiss} onClick={dismissSafetyTip} data-testid="chat-safety-tip-dismiss" />
+          </div>
+        )}
+        {offerIcebreaker && (
+          <div className="chat-icebreaker-offer text-center px-3 py-4" data-testid="chat-icebreaker-offer">
+            <button
+              type="button"
+              className="btn btn-primary"
+              aria-haspopup="dialog"
+              // The pointer or the focus on it: the dialog's code loads before the click.
+              onPointerEnter={loadIcebreaker}
+              onFocus={loadIcebreaker}
+              onClick={(event) => {
+                icebreakerReturn.current = event.currentTarget;
+                setIcebreaker(true);
+              }}
+              data-testid="chat-icebreaker-open"
+            >
+              <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="18" height="18" fill="currentColor" aria-hidden="true" className="me-2">
+                <path d="M2 6a6 6 0 1 1 10.174 4.31c-.203.196-.359.4-.453.619l-.762 1.769A.5.5 0 0 1 10.5 13a.5.5 0 0 1 0 1 .5.5 0 0 1 0 1l-.224.447a1 1 0 0 1-.894.553H6.618a1 1 0 0 1-.894-.553L5.5 15a.5.5 0 0 1 0-1 .5.5 0 0 1 0-1 .5.5 0 0 1-.46-.302l-.761-1.77a2 2 0 0 0-.453-.618A5.98 5.98 0 0 1 2 6m6-5a5 5 0 0 0-3.479 8.592c.263.254.514.564.676.941L5.83 12h4.342l.632-1.467c.162-.377.413-.687.676-.941A5 5 0 0 0 8 1" />
+              </svg>
+              {strings.icebreakerTitle}
+            </button>
           </div>
         )}
         <ol className="list-unstyled mb-0 px-2 py-2">
@@ -543,11 +570,16 @@ export function Conversation(props: ConversationProps) {
           onClose={() => setIcebreaker(false)}
           onChoose={(text) => {
             setDraft(text);
-            setIcebreaker(false); // focus goes back to the input
+            icebreakerReturn.current = inputRef.current; // on to the input, the opener in it
+            setIcebreaker(false);
+          }}
+          onOwn={() => {
+            icebreakerReturn.current = inputRef.current;
+            setIcebreaker(false);
           }}
           openers={openers.map((opener) => fill(opener, { name: profile.name }))}
           strings={strings}
-          returnFocus={inputRef}
+          returnFocus={icebreakerReturn}
         />
       )}
       {dialogs && (

@@ -4,7 +4,7 @@
  * Conversation.tsx only when one of them is needed (the pointer or focus reaching the gift
  * or report button, at the latest its click, or a page opened with the gifts), so the chat
  * page does not carry their code for a conversation that never opens one (docs/bench.md,
- * "js"). The icebreaker, offered on opening an empty conversation, is IcebreakerDialog.tsx.
+ * "js"). The icebreaker modal, offered by an empty conversation, is IcebreakerDialog.tsx.
  */
 import { useEffect, useId, useState, type FormEvent } from "react";
 

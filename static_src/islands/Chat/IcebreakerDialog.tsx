@@ -1,8 +1,9 @@
 /**
- * The icebreaker (lib/Dialog.tsx): offered on opening an empty conversation, openers to
- * choose from (spec §2 chat screen). A module of its own, imported by Conversation.tsx
- * during the first render of an empty conversation only; the gift and report dialogs are
- * ConversationDialogs.tsx.
+ * The icebreaker modal (lib/Dialog.tsx, spec §2 modals): openers to choose from, opened by
+ * "Break the ice" in the message area of an empty conversation. A module of its own, imported
+ * by Conversation.tsx when the pointer or the focus reaches that button (at the latest on its
+ * click), so an empty conversation does not load the dialog's code on opening; the gift and
+ * report dialogs are ConversationDialogs.tsx.
  */
 import type { RefObject } from "react";
 
@@ -12,6 +13,7 @@ export function IcebreakerDialog({
   open,
   onClose,
   onChoose,
+  onOwn,
   openers,
   strings,
   returnFocus,
@@ -20,6 +22,8 @@ export function IcebreakerDialog({
   onClose: () => void;
   /** An opener was chosen: its text goes into the input. */
   onChoose: (text: string) => void;
+  /** "Write my own". */
+  onOwn: () => void;
   /** The openers' texts, the name filled in. */
   openers: string[];
   strings: Record<string, string>;
@@ -42,7 +46,7 @@ export function IcebreakerDialog({
             {text}
           </button>
         ))}
-        <button type="button" className="btn btn-link" onClick={onClose} data-testid="icebreaker-own">
+        <button type="button" className="btn btn-link" onClick={onOwn} data-testid="icebreaker-own">
           {strings.icebreakerOwn}
         </button>
       </div>

@@ -5,7 +5,7 @@ import { resetRealtime } from "../../../lib/realtime";
 import { loadRealtime } from "../../../lib/realtimeLater";
 import { appStore, initialAppState } from "../../../lib/store";
 import { Chat } from "../Chat";
-import { Conversation, loadDialogs, loadIcebreaker } from "../Conversation";
+import { Conversation, icebreakerLazy, loadDialogs } from "../Conversation";
 import { TYPING_SHOW_MS } from "../useTyping";
 import type { ChatProps, MessageData } from "../types";
 import { CONVERSATION, ME, OTHER, apiError, chatProps, deferred, fakeApi, history, json, memberPage, message, posts, settle, startFakeRealtime, texts, ticks, type Call, type Handler } from "./fixtures";
@@ -49,7 +49,7 @@ function type(text: string) {
 // (ConversationLazy.test.tsx and ConversationRealtimeLater.test.tsx test the imports).
 beforeAll(async () => {
   await loadDialogs();
-  await loadIcebreaker();
+  await icebreakerLazy.load();
   await loadRealtime(); // no member yet: opens no connection (the tests start a fake one)
 });
 
@@ -76,6 +76,7 @@ describe("Conversation", () => {
     expect(bubbles().map((b) => b.getAttribute("data-mine"))).toEqual(["false", "true"]);
     expect(ticks()).toEqual(["sent"]); // only ours have ticks
     expect(screen.queryByTestId("chat-icebreaker")).toBeNull();
+    expect(screen.queryByTestId("chat-icebreaker-offer")).toBeNull();
     await settle();
     expect(calls).toContainEqual({ method: "POST", path: "/api/chat-read.php", params: {}, body: { conversation: CONVERSATION } });
   });
@@ -190,6 +191,12 @@ describe("Conversation", () => {
   it("offers the icebreaker for an empty conversation; an opener fills the input", async () => {
     const calls = api();
     renderChat({ history: history([]) });
+    // "Break the ice" in the message area, no modal over the page yet.
+    expect(screen.queryByTestId("chat-icebreaker")).toBeNull();
+    const offer = screen.getByRole("button", { name: "Break the ice" });
+    expect(screen.getByTestId("chat-messages").contains(offer)).toBe(true);
+    expect(offer.getAttribute("aria-haspopup")).toBe("dialog");
+    fireEvent.click(offer);
     const modal = screen.getByTestId("chat-icebreaker");
     expect(modal.textContent).toContain("Break the ice");
     const choices = within(modal).getAllByTestId("icebreaker-opener");
@@ -200,25 +207,34 @@ describe("Conversation", () => {
     fireEvent.click(choices[0]!);
     expect(screen.queryByTestId("chat-icebreaker")).toBeNull();
     expect(input().value).toBe("Hi Anna! How is your day going?");
+    expect(document.activeElement).toBe(input());
     await settle();
     expect(posts(calls)).toHaveLength(0); // filled in, not sent
+    // Still offered until a message is sent; then the conversation has one and it goes.
+    expect(screen.getByTestId("chat-icebreaker-offer")).toBeTruthy();
+    fireEvent.click(screen.getByTestId("chat-send"));
+    expect(screen.queryByTestId("chat-icebreaker-offer")).toBeNull();
   });
 
-  it("closes the icebreaker with 'Write my own', leaving the input empty", () => {
+  it("closes the icebreaker with 'Write my own', leaving the input empty and focused", () => {
     api();
     renderChat({ history: history([]) });
+    fireEvent.click(screen.getByTestId("chat-icebreaker-open"));
     fireEvent.click(screen.getByTestId("icebreaker-own"));
     expect(screen.queryByTestId("chat-icebreaker")).toBeNull();
     expect(input().value).toBe("");
+    expect(document.activeElement).toBe(input());
   });
 
   it("does not offer the icebreaker for a conversation with messages (or older hidden ones)", () => {
     api();
     const { unmount } = renderChat({ history: history([message(1, { mine: false })]) });
     expect(screen.queryByTestId("chat-icebreaker")).toBeNull();
+    expect(screen.queryByTestId("chat-icebreaker-offer")).toBeNull();
     unmount();
     renderChat({ history: history([], { has_older: true }) });
     expect(screen.queryByTestId("chat-icebreaker")).toBeNull();
+    expect(screen.queryByTestId("chat-icebreaker-offer")).toBeNull();
     expect(screen.getByTestId("chat-older-hidden").textContent).toBe("Older messages are hidden.");
   });
 
@@ -411,15 +427,19 @@ describe("Conversation, accessibility", () => {
     expect(screen.getByTestId("chat-typing").getAttribute("aria-hidden")).toBe("true");
   });
 
-  it("the icebreaker is a labelled modal dialog: focus inside, Escape closes it, focus goes to the input", () => {
+  it("the icebreaker is a labelled modal dialog: focus inside, Escape closes it, focus goes back to its button", () => {
     api();
     renderChat({ history: history([]) });
+    const offer = screen.getByTestId("chat-icebreaker-open");
+    offer.focus();
+    fireEvent.keyDown(offer, { key: "Enter" });
+    fireEvent.click(offer); // a button's Enter is its click
     const dialog = screen.getByRole("dialog", { name: "Break the ice" });
     expect(dialog).toBe(screen.getByTestId("chat-icebreaker"));
     expect(dialog.contains(document.activeElement)).toBe(true);
     fireEvent.keyDown(document.activeElement!, { key: "Escape" });
     expect(screen.queryByTestId("chat-icebreaker")).toBeNull();
-    expect(document.activeElement).toBe(input());
+    expect(document.activeElement).toBe(offer);
   });
 
   it("shows gifts as pictures named by the gift, in the picker and in the conversation", async () => {

@@ -1,12 +1,13 @@
 /**
  * The icebreaker (IcebreakerDialog.tsx) and the gift and report dialogs (ConversationDialogs.tsx)
  * are modules of their own that the conversation imports on first need. This file runs without
- * them loaded beforehand (vitest gives each file its own modules): an empty conversation asks
- * for the icebreaker on its first render and shows it once it is there; the gift button's click
- * imports the gift dialog and opens it once it is there (the click is not lost), and then at
- * once.
+ * them loaded beforehand (vitest gives each file its own modules): an empty conversation does
+ * not import the icebreaker (nor lib/Dialog.tsx) on opening, only when the pointer or the focus
+ * reaches "Break the ice", at the latest on its click, which opens it once it is there; the gift
+ * button's click imports the gift dialog and opens it once it is there (the click is not lost),
+ * and then at once.
  */
-import { cleanup, fireEvent, render, screen, within } from "@testing-library/react";
+import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 
 import { configureApi, resetApiConfig } from "../../../lib/api";
@@ -14,7 +15,7 @@ import { resetRealtime } from "../../../lib/realtime";
 import { loadRealtime } from "../../../lib/realtimeLater";
 import { appStore, initialAppState } from "../../../lib/store";
 import { Chat } from "../Chat";
-import { Conversation } from "../Conversation";
+import { Conversation, icebreakerLazy } from "../Conversation";
 import { chatProps, fakeApi, history, json } from "./fixtures";
 
 // The live connection's module is here from the start (no member yet: no connection).
@@ -43,9 +44,19 @@ afterEach(() => {
 });
 
 describe("Conversation dialogs loaded on need", () => {
-  it("an empty conversation imports the dialogs on its first render and shows the icebreaker", async () => {
+  it("an empty conversation imports the icebreaker on need, not on opening", async () => {
+    const importer = vi.spyOn(icebreakerLazy, "load");
     render(<Chat {...chatProps({ history: history([]) })} Conversation={Conversation} />);
-    expect(screen.queryByTestId("chat-icebreaker")).toBeNull(); // not there yet: being imported
+    // Opening: "Break the ice" is there, the modal's module is not asked for.
+    await act(() => new Promise((resolve) => setTimeout(resolve, 20)));
+    expect(screen.getByTestId("chat-icebreaker-offer")).toBeTruthy();
+    expect(screen.queryByTestId("chat-icebreaker")).toBeNull();
+    expect(importer).not.toHaveBeenCalled();
+    expect(icebreakerLazy.loaded()).toBeNull();
+
+    // The click asks for it and opens the modal once it is there (the click is not lost).
+    fireEvent.click(screen.getByTestId("chat-icebreaker-open"));
+    expect(importer).toHaveBeenCalled();
     const modal = await screen.findByTestId("chat-icebreaker");
     expect(within(modal).getAllByTestId("icebreaker-opener")).toHaveLength(2);
     fireEvent.click(screen.getByTestId("icebreaker-own"));
