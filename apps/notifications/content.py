@@ -311,7 +311,13 @@ def _photo_decisions(notice: Notice) -> Content | None:
     return verification
 
 
-def _campaign(notice: Notice, campaign) -> Content | None:
+# Kinds an operator's campaign sends: the same content to every member (in the member's
+# language where it has a translated default, the button's label).
+CAMPAIGN_KINDS = ("news", "promotions")
+
+
+def campaign_content(campaign) -> Content | None:
+    """A campaign's content in the active language (the same for each of its notices)."""
     if campaign is None:
         return None
     return Content(
@@ -341,6 +347,6 @@ def notice_content(notice: Notice, *, campaign=None) -> Content | None:
         return _reminder(notice)
     if kind == "photo_decisions":
         return _photo_decisions(notice)
-    if kind in ("news", "promotions"):
-        return _campaign(notice, campaign)
+    if kind in CAMPAIGN_KINDS:
+        return campaign_content(campaign)
     return None

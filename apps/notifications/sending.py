@@ -148,10 +148,19 @@ def _deliver_email(notice: Notice, *, campaign=None) -> str:
     return _finish(notice, NoticeState.SENT, email=message.to[0])
 
 
-def push_payload(site, notice: Notice, content: Content, *, badge: int | None) -> dict:
-    """The JSON the service worker gets (static_src/sw/handlers.ts)."""
+def push_icons(site) -> tuple[str, str]:
+    """The (icon, badge icon) addresses of the site's pushes."""
     from apps.pages.pwa import icon_url
 
+    return icon_url(site, "icon-192"), icon_url(site, "badge-96")
+
+
+def push_payload(
+    site, notice: Notice, content: Content, *, badge: int | None, icons: tuple[str, str] | None = None
+) -> dict:
+    """The JSON the service worker gets (static_src/sw/handlers.ts). `icons`: the site's
+    push_icons, when the caller made them once for many notices."""
+    icon, badge_icon = icons or push_icons(site)
     payload = {
         "id": str(notice.pk),
         "kind": notice.kind,
@@ -160,8 +169,8 @@ def push_payload(site, notice: Notice, content: Content, *, badge: int | None) -
         "url": content.url,
         "checkUrl": content.url,
         "tag": content.tag,
-        "icon": icon_url(site, "icon-192"),
-        "badgeIcon": icon_url(site, "badge-96"),
+        "icon": icon,
+        "badgeIcon": badge_icon,
     }
     if badge is not None:
         payload["badge"] = badge
@@ -187,6 +196,25 @@ def push_keys(site) -> tuple[str, str]:
     )
     subject = f"mailto:{address}" if "@" in address else site_url(site, "/")
     return private, subject
+
+
+@dataclass(frozen=True)
+class PushSite:
+    """What every push of a site shares: its keys and icons (made once per chunk by a
+    fan-out, apps.notifications.bulk, instead of once per notice)."""
+
+    site: object
+    private_key: str
+    subject: str
+    icons: tuple[str, str]
+
+
+def push_site(site=None) -> PushSite:
+    """The current site's PushSite (reads the database: call it where the site's schema
+    is set)."""
+    site = site or current_site()
+    private_key, subject = push_keys(site)
+    return PushSite(site, private_key, subject, push_icons(site))
 
 
 @dataclass
@@ -217,24 +245,29 @@ class PushJob:
         }
 
 
-def push_prepare(notice: Notice, *, campaign=None, subscriptions=None) -> PushJob | str:
+def push_prepare(
+    notice: Notice, *, campaign=None, subscriptions=None, shared: PushSite | None = None, content: Content | None = None
+) -> PushJob | str:
     """The push to send for a claimed notice, or its final state when there is none
-    (reads the database: call it where the site's schema is set)."""
-    site = current_site()
-    private_key, subject = push_keys(site)
-    if not private_key:
+    (reads the database: call it where the site's schema is set). A fan-out passes what
+    its chunk shares: the site's keys and icons (`shared`) and, for a campaign, the
+    content in the active language (`content`: a campaign says the same to everyone)."""
+    shared = shared or push_site()
+    if not shared.private_key:
         return _finish(notice, NoticeState.SKIPPED, "no push keys")
     if subscriptions is None:
         subscriptions = list(PushSubscription.objects.filter(user_id=notice.user_id))
     if notice.retry_subscriptions:
-        subscriptions = [item for item in subscriptions if item.pk in set(notice.retry_subscriptions)]
+        retry = set(notice.retry_subscriptions)
+        subscriptions = [item for item in subscriptions if item.pk in retry]
     if not subscriptions:
         return _finish(notice, NoticeState.SKIPPED, "no device")
-    content = notice_content(notice, campaign=campaign)
+    if content is None:
+        content = notice_content(notice, campaign=campaign)
     if content is None:
         return _finish(notice, NoticeState.SKIPPED, "seen")
-    payload = push_payload(site, notice, content, badge=_badge(notice))
-    return PushJob(notice, subscriptions, payload, private_key, subject, content.tag)
+    payload = push_payload(shared.site, notice, content, badge=_badge(notice), icons=shared.icons)
+    return PushJob(notice, subscriptions, payload, shared.private_key, shared.subject, content.tag)
 
 
 def push_finish(job: PushJob, answers: list) -> str:

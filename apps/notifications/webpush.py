@@ -294,21 +294,30 @@ def _push_make(
     ttl: int,
     urgency: str = "normal",
     topic: str = "",
+    shared_headers: dict | None = None,
 ) -> _Push | PushAnswer:
     """The push for a subscription, or REFUSED when its endpoint is not one the sender
-    posts to."""
+    posts to. `shared_headers`: a batch's headers made so far, by push service and
+    what else they say (the same dict for each push of a batch that shares them; nobody
+    changes it)."""
     checked = settings.PUSH_ENDPOINT_CHECK
     parts = urlsplit(endpoint)
     reason = endpoint_refusal(endpoint, checked=checked)
     if reason:
         logger.warning("push endpoint %s refused: %s", parts.hostname, reason)
         return PushAnswer(REFUSED, 0)
-    headers = dict(vapid_headers(private_key=private_key, audience=f"{parts.scheme}://{parts.netloc}", subject=subject))
-    headers["Urgency"] = urgency if urgency in URGENCIES else "normal"
-    if topic:
-        headers["Topic"] = topic
-    headers["TTL"] = str(ttl)
-    headers["Content-Encoding"] = "aes128gcm"
+    audience = f"{parts.scheme}://{parts.netloc}"
+    key = (private_key, audience, subject, urgency, topic, ttl)
+    headers = shared_headers.get(key) if shared_headers is not None else None
+    if headers is None:
+        headers = dict(vapid_headers(private_key=private_key, audience=audience, subject=subject))
+        headers["Urgency"] = urgency if urgency in URGENCIES else "normal"
+        if topic:
+            headers["Topic"] = topic
+        headers["TTL"] = str(ttl)
+        headers["Content-Encoding"] = "aes128gcm"
+        if shared_headers is not None:
+            shared_headers[key] = headers
     data = payload if isinstance(payload, bytes) else payload_bytes(payload)
     subscription = {"endpoint": endpoint, "keys": {"p256dh": p256dh, "auth": auth}}
     return _Push(parts.hostname or "", checked, endpoint, subscription, data, headers)
@@ -332,8 +341,9 @@ def pushes_start(requests: list[dict], *, in_flight: int = 64) -> PushBatch:
     answers: list[PushAnswer | None] = []
     pushes: list[_Push] = []
     sent: list[int] = []
+    shared_headers: dict = {}
     for index, request in enumerate(requests):
-        push = _push_make(**request)
+        push = _push_make(**request, shared_headers=shared_headers)
         if isinstance(push, PushAnswer):
             answers.append(push)
         else:

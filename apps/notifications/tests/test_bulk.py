@@ -259,3 +259,53 @@ class TestConsentDefaults:
         assert consent_required(user.country.code)
         assert user.email_notifications == user.push_notifications == default_notification_types(user.country.code)
         assert "news" not in user.email_notifications and "new_messages" in user.email_notifications
+
+
+class TestChunk:
+    """A chunk of a fan-out costs the same statements however many notices it has: none
+    is written, read or rendered one notice at a time."""
+
+    def _campaign_chunk(self, site, fake_push, names: list[str]) -> tuple[list[str], dict, list]:
+        """A news campaign by push to the members made so far and `names`."""
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        from apps.notifications import bulk
+
+        for index, name in enumerate(names):
+            # Two languages and two time zones: each group is one override, not a query.
+            profile = opted(
+                site,
+                name,
+                email=(),
+                language="de" if index % 2 else "en",
+                time_zone="Europe/Berlin" if index % 3 else "America/New_York",
+            )
+            device(site, profile.user, fake_push, name.lower())
+        campaign = Campaign.objects.create(site=site, kind="news", title="Party", body="Tonight", language="")
+        with on_site(site):
+            bulk.notices_insert(kind="news", channel="push", campaign_id=campaign.pk, per_days=1)
+            ((first, last),) = bulk.pending_ranges(campaign_id=campaign.pk)
+            with CaptureQueriesContext(connection) as queries:
+                states = bulk.notices_send_batch(first_id=first, last_id=last, campaign=campaign)
+            notices = list(Notice.objects.filter(campaign_id=campaign.pk).select_related("user").order_by("pk"))
+        return [query["sql"] for query in queries.captured_queries], states, notices
+
+    def test_a_chunk_of_pushes_is_four_statements_whatever_its_size(self, site, local_push):
+        few, states, notices = self._campaign_chunk(site, local_push, ["Ann", "Bea"])
+        assert states == {NoticeState.SENT: 2}
+        local_push.wait_for(2)
+        many, states, notices = self._campaign_chunk(site, local_push, ["Cid", "Dot", "Eva", "Flo", "Gil", "Hal"])
+        assert states == {NoticeState.SENT: 8} and len(notices) == 8
+        assert {notice.state for notice in notices} == {NoticeState.SENT}
+        assert {notice.result for notice in notices} == {"devices: 1 delivered, 0 gone, 0 refused, 0 to retry"}
+        # The claim, the notices with their members, their devices, and one UPDATE of the
+        # sent ones: the same four for 2 notices and for 8.
+        assert len(few) == len(many) == 4, "\n".join(many)
+        assert "RETURNING" in many[0] and many[-1].startswith("UPDATE")
+        pushes = [push for push in local_push.wait_for(10) if push.topic == f"campaign-{notices[0].campaign_id}"]
+        # Each member's push carries the member's own notice.
+        assert sorted((push.token, push.json["id"]) for push in pushes) == sorted(
+            (notice.user.username.lower(), str(notice.pk)) for notice in notices
+        )
+        assert {push.json["title"] for push in pushes} == {"Party"}
