@@ -6,8 +6,9 @@ too): https on port 443 with no user or password; a host name is resolved once f
 connection, every address it has is checked (public unicast only: no loopback, private,
 link-local, reserved, multicast, nor an IPv6 form carrying such an IPv4 address) and the
 connection goes to one of those very addresses, with the name kept for TLS and the Host
-header (aiohttp with `VettedResolver`). A name that answers a public address to a check
-and the loopback address to the connection (DNS rebinding) has no second answer to give.
+header (`VettedResolver`: aiohttp's resolver for the postbacks, and the push sender's own
+lookup). A name that answers a public address to a check and the loopback address to the
+connection (DNS rebinding) has no second answer to give.
 Callers follow no redirect and use no proxy from the environment.
 
 With the check off (`checked=False`: the tests' local fakes on 127.0.0.1, never

@@ -1,5 +1,5 @@
-"""The push sender (apps.notifications.webpush): pywebpush's WebPusher on an aiohttp
-session that connects only to the addresses it checked.
+"""The push sender (apps.notifications.webpush): pywebpush's WebPusher, and HTTP/1.1
+connections of the sender's own that go only to the addresses it checked.
 
 Against the outside world's fakes: a fake DNS (socket.getaddrinfo answering for one push
 service's name, the real one for every other name), a fake route for public addresses
@@ -451,4 +451,115 @@ def test_push_a_connection_opened_with_the_check_off_is_not_used_with_it_on(sett
     settings.PUSH_ENDPOINT_CHECK = True
     assert push_send(**_request(server.url)).outcome == REFUSED
     assert len(server.requests) == 1
+    server.close()
+
+
+def test_push_an_idle_connection_is_kept_only_for_a_while(local, monkeypatch):
+    server = RawServer([b"HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"] * 3)
+    assert push_send(**_request(server.url)).outcome == DELIVERED
+    assert push_send(**_request(server.url)).outcome == DELIVERED
+    assert server.connections == 1  # kept
+    monkeypatch.setattr(webpush, "KEEPALIVE_SECONDS", 0)
+    assert push_send(**_request(server.url)).outcome == DELIVERED
+    assert server.connections == 2  # idle too long: a new one
+    server.close()
+
+
+def test_push_an_interim_answer_is_skipped(local):
+    server = RawServer([b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 410 Gone\r\nContent-Length: 0\r\n\r\n"])
+    answer = push_send(**_request(server.url))
+    assert (answer.outcome, answer.status) == (GONE, 410)
+    server.close()
+
+
+# --- TLS: the certificate is checked for the endpoint's name --------------------------
+
+
+def _certificate(name: str) -> tuple[bytes, bytes]:
+    """(certificate, key) in PEM: self-signed for `name`, its own authority."""
+    from datetime import UTC, datetime, timedelta
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = datetime.now(UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(days=1))
+        .not_valid_after(now + timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    return (
+        certificate.public_bytes(serialization.Encoding.PEM),
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()),
+    )
+
+
+class TLSServer(RawServer):
+    """RawServer over TLS with a certificate for `certified`; records the names the
+    clients asked for (SNI). Its URL names `localhost`."""
+
+    def __init__(self, answers: list[bytes | None], certified: str, tmp_path) -> None:
+        import ssl
+
+        self.certificate, key = _certificate(certified)
+        (tmp_path / "cert.pem").write_bytes(self.certificate)
+        (tmp_path / "key.pem").write_bytes(key)
+        self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self.context.load_cert_chain(tmp_path / "cert.pem", tmp_path / "key.pem")
+        self.names: list[str | None] = []
+        self.context.sni_callback = lambda _sock, name, _context: self.names.append(name)
+        super().__init__(answers)
+        self.url = f"https://localhost:{self.sock.getsockname()[1]}/push/x"
+
+    def _connection(self, conn: socket.socket) -> None:
+        import ssl
+
+        try:
+            secure = self.context.wrap_socket(conn, server_side=True)
+        except (ssl.SSLError, OSError):
+            conn.close()
+            return
+        super()._connection(secure)
+
+
+def _trust(monkeypatch, certificate: bytes) -> None:
+    """The sender trusts `certificate` as it trusts the system's authorities."""
+    import ssl
+
+    context = ssl.create_default_context(cadata=certificate.decode())
+    monkeypatch.setattr(webpush._Sender, "tls", lambda self: context)
+
+
+def test_push_over_tls_to_the_name_of_the_endpoint(local, monkeypatch, tmp_path):
+    server = TLSServer([b"HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"] * 2, "localhost", tmp_path)
+    _trust(monkeypatch, server.certificate)
+    assert push_send(**_request(server.url)).outcome == DELIVERED
+    assert push_send(**_request(server.url)).outcome == DELIVERED
+    assert server.names == ["localhost"] and server.connections == 1  # SNI, and the connection kept
+    assert f"\r\nHost: localhost:{server.url.split(':')[2].split('/')[0]}\r\n".encode() in server.requests[0]
+    server.close()
+
+
+def test_push_a_certificate_for_another_name_is_refused_before_the_request(local, monkeypatch, tmp_path):
+    server = TLSServer([b"HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"], "push.example.org", tmp_path)
+    _trust(monkeypatch, server.certificate)
+    assert push_send(**_request(server.url)).outcome == REFUSED  # final, as a 403 is
+    assert server.requests == []
+    server.close()
+
+
+def test_push_a_certificate_no_authority_signed_is_refused_before_the_request(local, tmp_path):
+    server = TLSServer([b"HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"], "localhost", tmp_path)
+    assert push_send(**_request(server.url)).outcome == REFUSED  # final, as a 403 is
+    assert server.requests == []
     server.close()
