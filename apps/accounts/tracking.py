@@ -112,7 +112,8 @@ def has_tracking_network(request: HttpRequest) -> bool:
 def tracking_cookie_set(response: HttpResponse, request: HttpRequest, data: dict[str, str]) -> None:
     """Writes the tracking cookie: until the browser closes, or TRACKING_DAYS with consent."""
     lasting = consent(request) == CONSENT_ALL
-    response.set_signed_cookie(
+    page_cache.signed_cookie_set(
+        response,
         COOKIE,
         json.dumps(data, separators=(",", ":")),
         salt=SALT,
@@ -146,8 +147,9 @@ PASSING_PARAMS = ("t", "utm_source", "utm_medium", "utm_campaign", "utm_term", "
 
 
 def arrival_redirect(request: HttpRequest, path: str, query) -> HttpResponseRedirect:
-    """The answer to an arrival with tracking parameters or `?lb=` (`query`, a QueryDict):
-    back to `path` without them, the tracking cookie keeping them. `request` is the
+    """The answer to an arrival with tracking parameters or `?lb=` (`query`, a QueryDict,
+    or the page cache's dict of each parameter's last value): back to `path` without
+    them, the tracking cookie keeping them. `request` is the
     request or the page cache's Visitor (apps.common.page_cache, which answers it for
     visitors of a cached page with this function); only its cookies are read."""
     found = {key: query[key][:VALUE_MAX_LENGTH] for key in PARAMS if query.get(key)}
@@ -163,9 +165,9 @@ def arrival_redirect(request: HttpRequest, path: str, query) -> HttpResponseRedi
 
 
 def arrival_data(request: HttpRequest, query) -> dict[str, str]:
-    """The tracking of an arrival (`query`, a QueryDict): what the visitor's cookie kept
-    with the query's tracking parameters over it, each cut to VALUE_MAX_LENGTH. `request`
-    is the request or the page cache's Visitor."""
+    """The tracking of an arrival (`query`, as for `arrival_redirect`): what the
+    visitor's cookie kept with the query's tracking parameters over it, each cut to
+    VALUE_MAX_LENGTH. `request` is the request or the page cache's Visitor."""
     found = {key: query[key][:VALUE_MAX_LENGTH] for key in PARAMS if query.get(key)}
     return {**_cookie_data(request), **found}
 

@@ -1,6 +1,7 @@
 """Islands: the esbuild manifest, and the translated strings each island receives."""
 
 import json
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -19,12 +20,13 @@ class ManifestMissing(RuntimeError):
 
 def manifest() -> dict:
     """esbuild's manifest, re-read when the file changes (the watcher rewrites it)."""
-    path = Path(settings.ISLANDS_MANIFEST)
+    path = settings.ISLANDS_MANIFEST
     try:
-        mtime = path.stat().st_mtime
+        mtime = os.stat(path).st_mtime  # on every cached page's lookup: no Path made
     except FileNotFoundError as exc:
         raise ManifestMissing(f"{path} is missing: run `npm run build` (make run does it).") from exc
     if _manifest["mtime"] != mtime:
+        path = Path(path)
         with _manifest_lock:
             _manifest["data"] = json.loads(path.read_text())
             _manifest["mtime"] = mtime

@@ -17,7 +17,8 @@ the CSP nonce and the cookies differ per response. So:
   A stored page of that variant younger than PAGE_SECONDS is sent at once with a fresh
   nonce (body and CSP header), a CSRF token masked from the visitor's CSRF cookie (or a
   new secret, sent as Django sends it), and for landers the tracking cookie the lander's
-  view would set. No query, no thread, one Redis HGET.
+  view would set. No query, no thread, one Redis HMGET; the entry is decompressed and
+  unpickled once per process while its bytes stay the same (`_decoded`).
 - Otherwise Django handles the request. A view that may be cached is marked `cacheable`
   and calls `offer()` (the home page and the landers, for visitors only). `offer()`
   computes the variant again from Django's own request (after the site, locale, session
@@ -36,7 +37,9 @@ is counted: apps.conversions.visits); the page it leads to (`/?t=30`) has only
 parameters no page reads (`passing_params`), so it is the plain visit's page, from the
 cache or rendered without them. When that page is stored for the visitor as they come
 back with the redirect's cookies, the arrival is answered with the page and those cookies
-at once (one response; the page's script takes the parameters out of the address).
+at once (one response; the page's script takes the parameters out of the address). The
+visitor's tracking cookie is checked once and the new one signed once (`Visitor`,
+`signed_cookie_set`), and the stored redirect is not decoded when the page answers.
 
 It is infrastructure beside SiteASGIHandler and knows no app above apps.common: the
 addresses it looks up are those of the `cacheable` views in the site URLconf
@@ -82,8 +85,10 @@ from functools import lru_cache
 from urllib.parse import parse_qsl
 
 from django.conf import settings
+from django.core import signing
 from django.http import HttpRequest, HttpResponse
-from django.http.cookie import parse_cookie
+from django.http.cookie import SimpleCookie, parse_cookie
+from django.http.request import RAISE_ERROR
 
 from apps.common.cache import CACHE_ERRORS, volatile_answered, volatile_available, volatile_failed, volatile_settings
 from apps.common.i18n import pick_language
@@ -156,16 +161,37 @@ _slot: contextvars.ContextVar[_Slot | None] = contextvars.ContextVar("page_cache
 class Visitor:
     """The parts of a request that apps.common.i18n, apps.common.locale and the
     registered hooks (apps.accounts.tracking) read, for the ASGI side (no HttpRequest is
-    built there)."""
+    built there).
 
-    __slots__ = ("COOKIES", "META", "headers")
+    A signed cookie is checked once per visitor however often it is read (the variant,
+    the arrival's redirect, its count), and not at all when this process signed it for
+    this visitor a moment ago (`after`, `signed_cookie_set`)."""
 
-    get_signed_cookie = HttpRequest.get_signed_cookie
+    __slots__ = ("COOKIES", "META", "_signed", "headers")
 
     def __init__(self, cookies: dict, accept_language: str, country: str) -> None:
         self.COOKIES = cookies
         self.headers = {"Accept-Language": accept_language}
         self.META = {settings.GEOIP_COUNTRY_HEADER: country}
+        # (cookie, salt) -> (the cookie's value as sent, its value once checked)
+        self._signed: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def get_signed_cookie(self, key, default=RAISE_ERROR, salt="", max_age=None):
+        """HttpRequest.get_signed_cookie, remembered per cookie value and salt."""
+        raw = self.COOKIES.get(key)
+        if max_age is not None or raw is None:
+            return HttpRequest.get_signed_cookie(self, key, default, salt, max_age)
+        known = self._signed.get((key, salt))
+        if known is not None and known[0] == raw:
+            return known[1]
+        try:
+            value = _cookie_signer(key + salt).unsign(raw)
+        except signing.BadSignature:
+            if default is RAISE_ERROR:
+                raise
+            return default
+        self._signed[(key, salt)] = (raw, value)
+        return value
 
     def after(self, response: HttpResponse) -> Visitor:
         """This visitor as they come back after `response`: with the cookies it sets."""
@@ -174,7 +200,60 @@ class Visitor:
             cookies[name] = morsel.value
         visitor = Visitor(cookies, "", "")
         visitor.headers, visitor.META = self.headers, self.META
+        for (key, salt), (raw, value) in self._signed.items():
+            if cookies.get(key) == raw:
+                visitor._signed[(key, salt)] = (raw, value)
+        for key, (salt, value) in response.__dict__.get(_SIGNED_SET, {}).items():
+            morsel = response.cookies.get(key)
+            if morsel is not None:
+                visitor._signed[(key, salt)] = (morsel.value, value)
         return visitor
+
+
+_SIGNED_SET = "_page_cache_signed"
+
+
+def signed_cookie_set(response: HttpResponse, key: str, value: str, *, salt: str, **kwargs) -> None:
+    """`response.set_signed_cookie(key, value, salt=salt, **kwargs)`, remembering `value`
+    on the response, so that the visitor as they come back with it (`Visitor.after`) does
+    not check the signature just made."""
+    response.set_cookie(key, _cookie_signer(key + salt).sign(value), **kwargs)  # as set_signed_cookie does
+    response.__dict__.setdefault(_SIGNED_SET, {})[key] = (salt, value)
+
+
+_signers: dict[tuple, signing.Signer] = {}
+
+
+def _cookie_signer(salt: str) -> signing.Signer:
+    """signing.get_cookie_signer(salt), made once per salt and keys instead of on every
+    cookie read or set (its backend imported, its keys derived)."""
+    key = (salt, settings.SECRET_KEY, tuple(settings.SECRET_KEY_FALLBACKS), settings.SIGNING_BACKEND)
+    signer = _signers.get(key)
+    if signer is None:
+        from django.utils.module_loading import import_string
+
+        signer = import_string(settings.SIGNING_BACKEND)(
+            key=signing._cookie_signer_key(settings.SECRET_KEY),
+            fallback_keys=[signing._cookie_signer_key(fallback) for fallback in settings.SECRET_KEY_FALLBACKS],
+            salt=salt,
+        )
+        if len(_signers) >= 16:
+            _signers.clear()
+        _signers[key] = signer
+    return signer
+
+
+class _Cookies:
+    """What a cached page's per-visitor cookies are set on: the cookie methods of a
+    response, without building one."""
+
+    __slots__ = ("__dict__", "cookies")
+
+    set_cookie = HttpResponse.set_cookie
+    set_signed_cookie = HttpResponse.set_signed_cookie
+
+    def __init__(self) -> None:
+        self.cookies = SimpleCookie()
 
 
 # --- What the apps above tell it ---------------------------------------------------------
@@ -212,7 +291,8 @@ def visit_cookie(name: str, keep: Callable[..., None]) -> None:
 
 
 def arrival(is_arrival: Callable, redirect: Callable) -> None:
-    """A GET whose query `is_arrival(query)` (a QueryDict) is answered with
+    """A GET whose query `is_arrival(query)` (each parameter's last value, as a QueryDict
+    reads it, in a dict) is answered with
     `redirect(visitor, path, query)`, an HttpResponse whose Location and cookies are the
     visitor's own (apps.accounts.tracking: the tracking parameters kept in a cookie and
     removed from the address). The other headers are those Django gave the first such
@@ -537,7 +617,7 @@ def response_messages(entry: Entry, visitor: Visitor, *, cookies: HttpResponse |
     nonce = base64.b64encode(os.urandom(16))
     body = entry.body.replace(NONCE_MARK, nonce)
     if cookies is None:
-        cookies = HttpResponse()
+        cookies = _Cookies()
     if entry.keep:
         for keep in _visit_cookies.values():
             keep(cookies, visitor, **entry.keep)
@@ -620,28 +700,47 @@ def _client():
     return client
 
 
-async def _load(schema: str, key: str) -> tuple[Entry | None, bool]:
-    """The stored page and whether it is fresh (else it may be served while it is
-    rendered again)."""
-    return _entry(await _async_client().hget(store_key(schema), key))
+async def _load(schema: str, *keys: str) -> list[Callable[[], tuple[Entry | None, bool]]]:
+    """The stored pages of these variants of a site, in one round trip: for each, a
+    function that decodes it (an arrival answered with its page never reads its
+    redirect) and says whether it is fresh (else it may be served while it is rendered
+    again)."""
+    name = store_key(schema)
+    raws = await _async_client().hmget(name, keys)
+    return [lambda key=key, raw=raw: _entry(name, key, raw) for key, raw in zip(keys, raws, strict=True)]
 
 
-async def _load_many(schema: str, *keys: str) -> list[tuple[Entry | None, bool]]:
-    """`_load` of several variants of a site in one round trip."""
-    return [_entry(raw) for raw in await _async_client().hmget(store_key(schema), keys)]
+# Entries this process decoded lately, by hash and variant, with the bytes they came
+# from: a hit whose bytes are the same is not decompressed and unpickled again.
+DECODED_ENTRIES = 256
+_decoded: dict[tuple[str, str], tuple[bytes, Entry | None]] = {}
 
 
-def _entry(raw: bytes | None) -> tuple[Entry | None, bool]:
+def _entry(name: str, key: str, raw: bytes | None) -> tuple[Entry | None, bool]:
     if raw is None:
         return None, False
+    known = _decoded.get((name, key))
+    if known is not None and known[0] == raw:
+        entry = known[1]
+    else:
+        entry = _decode(raw)
+        if len(_decoded) >= DECODED_ENTRIES:
+            _decoded.pop(next(iter(_decoded)), None)  # the oldest
+        _decoded[(name, key)] = (raw, entry)
+    if entry is None:
+        return None, False
+    age = time.time() - entry.created
+    if age > 2 * PAGE_SECONDS:
+        return None, False
+    return entry, age <= PAGE_SECONDS
+
+
+def _decode(raw: bytes) -> Entry | None:
     try:
         fmt, entry = pickle.loads(zlib.decompress(raw))  # noqa: S301 - written by _save below, in our own key space
     except (zlib.error, pickle.UnpicklingError, ValueError, TypeError, ImportError, AttributeError):
-        return None, False  # an entry of an older layout or of a class since moved: rendered again
-    age = time.time() - entry.created
-    if fmt != ENTRY_FORMAT or age > 2 * PAGE_SECONDS:
-        return None, False
-    return entry, age <= PAGE_SECONDS
+        return None  # an entry of an older layout or of a class since moved: rendered again
+    return entry if fmt == ENTRY_FORMAT and isinstance(entry, Entry) else None
 
 
 # Stores a page unless a cap is reached (module docstring), all in one step. The hash
@@ -838,15 +937,20 @@ def _leads_to_page(redirect: HttpResponse, path: str) -> bool:
 def _query_kind(raw: bytes):
     """(the query, "arrival") for an arrival (`arrival`), (the query, "page") for one of
     passing parameters only (`passing_params`), (None, None) for any other: Django's."""
-    from django.core.exceptions import SuspiciousOperation
-    from django.http import QueryDict
-
     if len(raw) > QUERY_MAX_LENGTH or b"%00" in raw or b"\x00" in raw:  # a NUL: BadInputMiddleware's 400
         return None, None
     try:
-        query = QueryDict(raw.decode(), encoding=settings.DEFAULT_CHARSET)  # as ASGIRequest reads it
-    except (UnicodeDecodeError, SuspiciousOperation):  # bad bytes, too many fields: Django answers
+        # What QueryDict(raw.decode()) reads (as ASGIRequest does), as a dict of each
+        # parameter's last value, which is all an arrival or a page reads of it.
+        pairs = parse_qsl(
+            raw.decode(),
+            keep_blank_values=True,
+            encoding=settings.DEFAULT_CHARSET,
+            max_num_fields=settings.DATA_UPLOAD_MAX_NUMBER_FIELDS,
+        )
+    except (UnicodeDecodeError, ValueError):  # bad bytes, too many fields: Django answers
         return None, None
+    query = dict(pairs)
     if _arrival and _arrival[0][0](query):
         return query, "arrival"
     if _passing and all(key in _passing for key in query):
@@ -901,23 +1005,20 @@ class PageCacheApp:
                 after = visit.visitor.after(redirect)
                 page = (visit.page_variant(after), after)
         try:
-            if page is None:
-                loaded = [await _load(schema, visit.variant)]
-            else:
-                loaded = await _load_many(schema, page[0], visit.variant)
+            loaded = await (_load(schema, visit.variant) if page is None else _load(schema, page[0], visit.variant))
         except CACHE_ERRORS as exc:  # fail open: Django renders it, nothing is stored
             volatile_failed(exc)
             return await self.app(scope, receive, send)
         volatile_answered()
         if page is not None:
-            entry, fresh = loaded.pop(0)
+            entry, fresh = loaded.pop(0)()
             if entry is not None and not entry.arrival and (fresh or (schema, page[0]) in _rendering):
                 start, body = response_messages(entry, page[1], cookies=redirect)
                 await send(start)
                 await send(body)
                 await _arrival_counted(visit.site, visit.visitor, query)
                 return None
-        entry, fresh = loaded[0]
+        entry, fresh = loaded[0]()
         rendering = (schema, visit.variant)
         if entry is not None and entry.arrival != (kind == "arrival"):
             entry = None

@@ -1,6 +1,7 @@
 """Visits whose tracking redirect the page cache answered (apps.common.page_cache, on the
 event loop, without Django's middleware and its `tracking_arrived`): counted in Redis by
-one EVALSHA per visit and folded into the daily rollups every minute (`visits_fold`,
+one EVALSHA per visit, or per batch of the visits that came in while the one before was
+being sent (`visit_count`), and folded into the daily rollups every minute (`visits_fold`,
 beat `conversions-visits`, and before a rebuild), so the dashboard's visits are whole
 and a cache hit stays a cache hit (no query, no thread).
 
@@ -37,17 +38,22 @@ TIMEOUT_SECONDS = 2
 
 _EMPTY = json.dumps([""] * len(DIMENSIONS))
 
-# KEYS[1] the day's hash, KEYS[2] the list of hashes; ARGV: field, empty field, cap, ttl.
+# KEYS: the days' hashes, then the list of hashes; ARGV: the empty field, the cap, the
+# ttl, then per count the index of its hash in KEYS, its field and its visits.
 _COUNT_SCRIPT = """
-local field = ARGV[1]
-if redis.call('HEXISTS', KEYS[1], field) == 0 and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then
-  field = ARGV[2]
-end
-redis.call('HINCRBY', KEYS[1], field, 1)
-if redis.call('TTL', KEYS[1]) < 0 then
-  redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
-  redis.call('SADD', KEYS[2], KEYS[1])
-  redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4]))
+local index = KEYS[#KEYS]
+local empty, cap, ttl = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+for i = 4, #ARGV, 3 do
+  local key, field = KEYS[tonumber(ARGV[i])], ARGV[i + 1]
+  if redis.call('HEXISTS', key, field) == 0 and redis.call('HLEN', key) >= cap then
+    field = empty
+  end
+  redis.call('HINCRBY', key, field, tonumber(ARGV[i + 2]))
+  if redis.call('TTL', key) < 0 then
+    redis.call('EXPIRE', key, ttl)
+    redis.call('SADD', index, key)
+    redis.call('EXPIRE', index, ttl)
+  end
 end
 return 1
 """
@@ -65,14 +71,16 @@ def _day_key(site_id: int, day: date) -> str:
 
 
 def _async_client():
+    """The broker's Redis for the running event loop, with the count script (EVALSHA)."""
     key = (asyncio.get_running_loop(), settings.REDIS_URL)
     client = _clients.get(key)
     if client is None:
         import redis.asyncio
 
-        client = redis.asyncio.Redis.from_url(
+        redis_client = redis.asyncio.Redis.from_url(
             settings.REDIS_URL, socket_timeout=TIMEOUT_SECONDS, socket_connect_timeout=TIMEOUT_SECONDS
         )
+        client = (redis_client, redis_client.register_script(_COUNT_SCRIPT))
         _clients.clear()  # one loop per server process
         _clients[key] = client
     return client
@@ -84,14 +92,46 @@ def _client():
     return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=5, socket_connect_timeout=5)
 
 
+# Visits counted in this process and not yet sent, by (day's hash, field); and whether a
+# request of this process is sending them now.
+_unsent: dict[tuple[str, str], int] = {}
+_sending = False
+
+
 async def visit_count(site_id: int, tracking: dict) -> None:
-    """One visit of the site today with this tracking (the visitor's cookie and query)."""
+    """One visit of the site today with this tracking (the visitor's cookie and query).
+
+    The visits counted while another request of this process is sending its own are sent
+    by that request, all in one EVALSHA, before it ends (under load the arrivals share
+    the round trip instead of one each; alone, each is sent at once)."""
     source = source_of(tracking)
     # A NUL Django's BadInputMiddleware would have refused never reaches a text column.
     field = json.dumps([source[name].replace("\x00", "") for name in DIMENSIONS])
-    day_key = _day_key(site_id, timezone.localdate())
-    client = _async_client()
-    await client.eval(_COUNT_SCRIPT, 2, day_key, _index_key(), field, _EMPTY, SOURCES, KEEP_SECONDS)
+    counted = (_day_key(site_id, timezone.localdate()), field)
+    _unsent[counted] = _unsent.get(counted, 0) + 1
+    if not _sending:
+        await _send()
+
+
+async def _send() -> None:
+    """Sends what is counted, and what is counted meanwhile, until nothing is left."""
+    global _sending
+    _sending = True
+    try:
+        while _unsent:
+            counts = dict(_unsent)
+            _unsent.clear()
+            keys: dict[str, int] = {}
+            args: list = [_EMPTY, SOURCES, KEEP_SECONDS]
+            for (day_key, field), visits in counts.items():
+                args += [keys.setdefault(day_key, len(keys) + 1), field, visits]
+            _redis, script = _async_client()
+            try:
+                await script(keys=[*keys, _index_key()], args=args)
+            except Exception:  # the visitors have their pages; lost counts are logged
+                logger.warning("%d visits not counted", sum(counts.values()), exc_info=True)
+    finally:
+        _sending = False
 
 
 async def on_cached_arrival(site, visitor, query) -> None:

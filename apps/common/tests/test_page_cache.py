@@ -631,6 +631,154 @@ def test_a_paid_arrival_at_a_stored_lander_gets_the_lander_and_the_tracking_in_o
     assert tracking_kept(hit) == {"network": "other", "sub1": "second", "lander": "gallery", "campaign": "spring"}
 
 
+def direct_scope(path: str, query: bytes = b"", cookie: str = "") -> dict:
+    """An ASGI request as uvicorn makes it, for requests sent at once on one event loop."""
+    headers = [(b"host", b"localhost")]
+    if cookie:
+        headers.append((b"cookie", cookie.encode("latin1")))
+    return {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
+        "path": path, "raw_path": path.encode(), "query_string": query, "root_path": "", "headers": headers,
+        "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 50000),
+    }  # fmt: skip
+
+
+def at_once(app, scopes: list[dict]) -> list[int]:
+    """The statuses of the requests, sent all at once on one event loop."""
+    statuses: list[int] = []
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        if message["type"] == "http.response.start":
+            statuses.append(message["status"])
+
+    async def run() -> None:
+        await asyncio.gather(*(app(scope, receive, send) for scope in scopes))
+
+    asyncio.run(run())
+    return statuses
+
+
+def test_a_paid_arrival_checks_and_signs_the_tracking_cookie_once(site, monkeypatch):
+    """A returning visitor's paid arrival answered with its page: their cookie's signature
+    is checked once (not again for the page's variant and the count) and the new cookie
+    signed once, and it is the cookie Django itself reads."""
+    from django.http import HttpRequest
+
+    first = full_and_store("/?t=30&network=ads&sub1=first")
+    kept = cookie_value(first, TRACKING_COOKIE)
+    full_and_store("/?t=30", headers={"Cookie": f"{TRACKING_COOKIE}={kept}"})
+    calls = {"sign": 0, "unsign": 0}
+    for name in calls:
+        original = getattr(signing.TimestampSigner, name)
+
+        def counted(self, *args, _name=name, _original=original, **kwargs):
+            calls[_name] += 1
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(signing.TimestampSigner, name, counted)
+    app, inner = cached_only()
+    hit = get(app, "/?t=31&sub1=second", headers={"Cookie": f"{TRACKING_COOKIE}={kept}"})
+    assert inner.calls == 0 and hit.status_code == 200
+    assert calls == {"sign": 1, "unsign": 1}
+    jar = SimpleCookie()
+    jar.load(next(value for value in hit.headers.get_list("set-cookie") if value.startswith(TRACKING_COOKIE)))
+    request = HttpRequest()
+    request.COOKIES[TRACKING_COOKIE] = jar[TRACKING_COOKIE].value
+    assert signup_tracking_from_request(request) == {"network": "ads", "sub1": "second"}
+
+
+def test_a_visitors_signed_cookie_is_read_as_django_reads_it():
+    signed = signing.get_cookie_signer(salt=TRACKING_COOKIE + TRACKING_SALT).sign('{"network":"ads"}')
+    for value in (signed, signed[:-1] + ("A" if signed[-1] != "A" else "B"), "plain", ""):
+        visitor = page_cache.Visitor({TRACKING_COOKIE: value}, "", "")
+        for _ in range(2):  # again, from what the visitor remembers
+            assert visitor.get_signed_cookie(TRACKING_COOKIE, None, salt=TRACKING_SALT) == (
+                '{"network":"ads"}' if value == signed else None
+            )
+        if value != signed:
+            with pytest.raises(signing.BadSignature):
+                visitor.get_signed_cookie(TRACKING_COOKIE, salt=TRACKING_SALT)
+    assert page_cache.Visitor({}, "", "").get_signed_cookie(TRACKING_COOKIE, None, salt=TRACKING_SALT) is None
+    with pytest.raises(KeyError):
+        page_cache.Visitor({}, "", "").get_signed_cookie(TRACKING_COOKIE, salt=TRACKING_SALT)
+
+
+def test_paid_arrivals_at_once_are_each_counted_once_in_fewer_round_trips(site, monkeypatch):
+    """Arrivals answered while another's count is being sent are sent with the next one:
+    every visit counted once, without a round trip each."""
+    from redis.commands.core import AsyncScript
+
+    from apps.conversions.visits import visits_fold
+
+    first = full_and_store("/?t=30&network=ads&sub1=first")
+    full_and_store("/?t=30", headers={"Cookie": f"{TRACKING_COOKIE}={cookie_value(first, TRACKING_COOKIE)}"})
+    before = rollup_visits(site)
+    sent = {"n": 0}
+    original = AsyncScript.__call__
+
+    async def counted(self, *args, **kwargs):
+        sent["n"] += 1
+        return await original(self, *args, **kwargs)
+
+    monkeypatch.setattr(AsyncScript, "__call__", counted)
+    app, inner = cached_only()
+    scopes = [direct_scope("/", f"t=30&network=net{number % 3}&sub1={number}".encode()) for number in range(24)]
+    assert at_once(app, scopes) == [200] * 24
+    assert inner.calls == 0
+    assert 1 <= sent["n"] < 24
+    assert visits_fold() == 24
+    assert rollup_visits(site, before) == {"net0": 8, "net1": 8, "net2": 8}
+    # One alone is sent at once, before its request ends.
+    sent["n"] = 0
+    assert at_once(app, [direct_scope("/", b"network=alone")]) == [200]
+    assert sent["n"] == 1 and visits_fold() == 1
+
+
+def test_a_stored_page_is_decoded_once_per_process_until_it_changes(site, monkeypatch):
+    full_and_store("/")
+    decoded = {"n": 0}
+    original = page_cache._decode
+
+    def counted(raw):
+        decoded["n"] += 1
+        return original(raw)
+
+    monkeypatch.setattr(page_cache, "_decode", counted)
+    app, inner = cached_only()
+    first, second = get(app), get(app)
+    assert first.status_code == second.status_code == 200 and inner.calls == 0
+    assert decoded["n"] == 1
+    assert normalised(first.text) == normalised(second.text)
+    _age(site, 5)  # other bytes under the same variant: decoded again
+    assert get(app).status_code == 200 and decoded["n"] == 2
+    _age(site, page_cache.PAGE_SECONDS)  # older than PAGE_SECONDS now: rendered again
+    assert get(app).status_code == 599 and decoded["n"] == 3
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"t=30&network=ads&sub1=x",
+        b"network=a&network=b&sub1=&sub1=c",
+        b"network=a+b&sub1=%C3%A9%20x&ref=r%26s",
+        b"sub1&network=&t=1&x=1&x=2",
+        b"network=ads;sub1=x",
+        b"lb=gallery&utm_source=news&t=",
+    ],
+)
+def test_an_arrivals_query_is_read_as_django_reads_it(raw):
+    from django.http import QueryDict
+
+    query, _kind = page_cache._query_kind(raw)
+    expected = QueryDict(raw.decode())
+    assert query is not None
+    assert list(query) == list(expected)
+    assert query == {key: expected[key] for key in expected}
+
+
 def rollup_visits(site, before: dict | None = None) -> dict[str, int]:
     """The site's visits per network in the rollups (less those of `before`)."""
     from apps.conversions.models import DailyRollup
