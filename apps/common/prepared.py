@@ -7,9 +7,12 @@ more than its round trip. A `PreparedQuery` keeps the queryset as the one defini
 read: `build(**values)` is called once per database with marker integers in place of the
 values, compiled, and the SQL kept; every later call runs that SQL with the real values,
 and the rows become what the queryset gives (models with their `select_related` objects
-and annotations) through the ORM's own iterable. The values must be integers (ids), each
-used at least once as a parameter of the query. The SQL names no schema, so one compiled
-statement serves every site (django-tenants sets the schema on the connection)."""
+and annotations) through the ORM's own iterable. The values may be integers (ids), strings
+(keys compared as they are, such as a session key) or aware datetimes, each used at least
+once as a parameter of the query, as it is (a lookup that changes its value, such as
+`__contains` or `__iexact`, is refused when compiling); a name keeps the type of its first
+call. The SQL names no schema, so one compiled statement serves every site (django-tenants
+sets the schema on the connection)."""
 
 from __future__ import annotations
 
@@ -17,13 +20,26 @@ import copy
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 from django.db import connections
 from django.db.models import QuerySet
 from django.db.models.query import ModelIterable
 
-# Far outside any id: a parameter equal to one of these is the value of that name.
+# Far outside any id, key or date: a parameter equal to one of these is the value of that
+# name.
 _MARKER_BASE = -(2**62)
+_MARKER_TIME = datetime(1, 1, 1, tzinfo=UTC)
+
+
+def _marker(kind: type, index: int):
+    if kind is int:
+        return _MARKER_BASE + index
+    if kind is str:
+        return f"\x00prepared {index}\x00"
+    if kind is datetime:
+        return _MARKER_TIME + timedelta(microseconds=index)
+    raise TypeError(f"a prepared query takes int, str or datetime values, not {kind.__name__}")
 
 
 @dataclass(frozen=True)
@@ -32,6 +48,7 @@ class _Compiled:
     sql: str
     params: tuple
     slots: tuple[tuple[int, str], ...]
+    kinds: dict[str, type]
     model_rows: bool
 
 
@@ -54,16 +71,18 @@ class PreparedQuery:
         self._compiled: dict[str, _Compiled] = {}
         self._lock = threading.Lock()
 
-    def _compile(self, names: tuple[str, ...]) -> _Compiled:
-        markers = {name: _MARKER_BASE + index for index, name in enumerate(names)}
+    def _compile(self, kinds: dict[str, type]) -> _Compiled:
+        markers = {name: _marker(kind, index) for index, (name, kind) in enumerate(sorted(kinds.items()))}
         queryset = self.build(**markers)
         compiler = queryset.query.get_compiler(using=queryset.db)
         sql, params = compiler.as_sql()
-        by_marker = {marker: name for name, marker in markers.items()}
+        by_marker = {(type(marker), marker): name for name, marker in markers.items()}
         slots = tuple(
-            (index, by_marker[value]) for index, value in enumerate(params) if type(value) is int and value in by_marker
+            (index, by_marker[type(value), value])
+            for index, value in enumerate(params)
+            if type(value) in (int, str, datetime) and (type(value), value) in by_marker
         )
-        missing = set(names) - {name for _index, name in slots}
+        missing = set(kinds) - {name for _index, name in slots}
         if missing:
             raise ValueError(f"not parameters of the query: {', '.join(sorted(missing))}")
         return _Compiled(
@@ -71,6 +90,7 @@ class PreparedQuery:
             sql=sql,
             params=tuple(params),
             slots=slots,
+            kinds=dict(kinds),
             model_rows=queryset._iterable_class is ModelIterable,
         )
 
@@ -80,13 +100,19 @@ class PreparedQuery:
             with self._lock:
                 compiled = self._compiled.get(db)
                 if compiled is None:
-                    compiled = self._compiled[db] = self._compile(tuple(sorted(values)))
+                    kinds = {name: type(value) for name, value in values.items()}
+                    compiled = self._compiled[db] = self._compile(kinds)
+        if values.keys() != compiled.kinds.keys():
+            raise TypeError(f"the values are {', '.join(sorted(compiled.kinds))}")
+        for name, value in values.items():
+            kind = compiled.kinds[name]
+            if type(value) is not kind:
+                raise TypeError(f"{name} must be a {kind.__name__}, not {type(value).__name__}")
+            if kind is datetime and value.tzinfo is None:
+                raise TypeError(f"{name} must be an aware datetime")
         params = list(compiled.params)
         for index, name in compiled.slots:
-            value = values[name]
-            if type(value) is not int:
-                raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-            params[index] = value
+            params[index] = values[name]
         return compiled, tuple(params)
 
     def objects(self, *, using: str = "default", **values) -> list:

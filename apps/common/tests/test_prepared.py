@@ -85,3 +85,35 @@ def test_rows_and_refusals(site):
         unused = PreparedQuery(lambda conversation_id, user_id: Participant.objects.filter(user_id=user_id))
         with pytest.raises(ValueError, match="conversation_id"):
             unused.objects(conversation_id=1, user_id=1)
+
+
+def test_strings_and_aware_datetimes_as_values(site, client_for):
+    """A session's read (apps.common.sessions): a key and a moment, each in its place."""
+    from datetime import UTC, datetime, timedelta
+
+    from django.contrib.sessions.models import Session
+    from django.utils import timezone
+
+    prepared = PreparedQuery(
+        lambda key, now: Session.objects.filter(session_key=key, expire_date__gt=now).values_list("session_key")
+    )
+    with on_site(site):
+        now = timezone.now()
+        Session.objects.create(session_key="k" * 32, session_data="a", expire_date=now + timedelta(hours=1))
+        Session.objects.create(session_key="l" * 32, session_data="b", expire_date=now - timedelta(hours=1))
+        assert prepared.rows(key="k" * 32, now=now) == [("k" * 32,)]
+        assert prepared.rows(key="k" * 32, now=now + timedelta(hours=2)) == []
+        assert prepared.rows(key="l" * 32, now=now) == []
+        assert prepared.rows(key="l" * 32, now=now - timedelta(hours=2)) == [("l" * 32,)]
+        assert prepared.rows(key="k' OR 1=1 --", now=now) == []
+        with pytest.raises(TypeError, match="aware"):
+            prepared.rows(key="k" * 32, now=datetime(2030, 1, 1))  # noqa: DTZ001
+        with pytest.raises(TypeError, match="key must be a str"):
+            prepared.rows(key=1, now=now)
+        with pytest.raises(TypeError):
+            prepared.rows(key="k" * 32)
+        assert prepared.rows(key="k" * 32, now=datetime(2000, 1, 1, tzinfo=UTC)) == [("k" * 32,)]
+    # A lookup that changes the value (a pattern) cannot be replayed with another one.
+    pattern = PreparedQuery(lambda key: Session.objects.filter(session_key__contains=key).values_list("session_key"))
+    with on_site(site), pytest.raises(ValueError, match="key"):
+        pattern.rows(key="k")
