@@ -381,17 +381,19 @@ def members_with_sessions(*, count: int, prefix: str, email_domain: str, credits
     and a logged-in session each (db session engine). `gender(n)` gives the n-th member's.
     Returns (users, profiles, session keys)."""
     from datetime import date
+    from importlib import import_module
 
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.sessions.backends.db import SessionStore
+    from django.contrib.sessions.backends import db
 
     from apps.accounts.models import User, UserStatus
     from apps.credits.models import EntryKind
     from apps.credits.services import credits_grant
     from apps.profiles.models import Profile, ProfileStatus
 
-    if settings.SESSION_ENGINE != "django.contrib.sessions.backends.db":
+    store_class = import_module(settings.SESSION_ENGINE).SessionStore
+    if not issubclass(store_class, db.SessionStore):
         raise BenchError(f"the bench writes sessions for the db engine, not {settings.SESSION_ENGINE}")
     users = User.objects.bulk_create(
         [
@@ -421,7 +423,7 @@ def members_with_sessions(*, count: int, prefix: str, email_domain: str, credits
     sessions = []
     for user in users:
         credits_grant(user=user, credits=credits, kind=EntryKind.SIGNUP_BONUS, key=f"bench:{user.pk}")
-        store = SessionStore()
+        store = store_class()
         store[SESSION_KEY] = str(user.pk)
         store[BACKEND_SESSION_KEY] = "allauth.account.auth_backends.AuthenticationBackend"
         store[HASH_SESSION_KEY] = user.get_session_auth_hash()

@@ -114,18 +114,20 @@ _delivered_pending_batch = LoopBatcher(
 
 def session_member(site, session_key: str | None):
     """(the member the session logs in, or AnonymousUser; the session's expiry or None),
-    read in the site's schema, where sessions and accounts live. Django's get_user also
-    checks the password hash kept in the session. Shared with apps.chat.routing."""
-    from django.contrib.auth import get_user
+    read in the site's schema, where sessions and accounts live. Django's get_user (here
+    apps.accounts.authentication's, its member read compiled once) also checks the password
+    hash kept in the session. Shared with apps.chat.routing."""
     from django.contrib.auth.models import AnonymousUser
     from django.contrib.sessions.models import Session
+
+    from apps.accounts.authentication import get_user
 
     if not session_key:
         return AnonymousUser(), None
     engine = import_module(settings.SESSION_ENGINE)
     with tenant_context(site):
 
-        class _Request:  # What django.contrib.auth.get_user reads.
+        class _Request:  # What get_user reads.
             session = engine.SessionStore(session_key)
 
         user = get_user(_Request())

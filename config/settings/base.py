@@ -217,7 +217,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "apps.common.middleware.ApiCsrfTokenMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Django's, with the member read by a statement compiled once (apps.accounts.authentication).
+    "apps.accounts.authentication.AuthenticationMiddleware",
     # A member's pages in the member's time zone, the browser's kept on the account.
     "apps.accounts.time_zone.MemberTimeZoneMiddleware",
     # request.user.is_verified() for staff on the operators' host (django-otp).
@@ -321,6 +322,8 @@ LOGIN_REDIRECT_URL = "/"
 # in each site's schema, so a session of one site is anonymous on another.
 COOKIE_PREFIX = env("COOKIE_PREFIX", default="dp_")
 SESSION_COOKIE_NAME = f"{COOKIE_PREFIX}session"
+# Django's database sessions, read by a statement compiled once (apps.common.sessions).
+SESSION_ENGINE = "apps.common.sessions"
 SESSION_COOKIE_AGE = 30 * 24 * 60 * 60
 SESSION_COOKIE_SAMESITE = "Lax"
 SESSION_COOKIE_HTTPONLY = True
