@@ -18,6 +18,7 @@ from django.utils.translation import get_language
 from django_tenants.utils import get_public_schema_name
 
 from apps.common.cache import volatile_delete_many, volatile_get_or_set
+from apps.common.prepared import PreparedQuery
 from apps.common.storage import cdn_url
 from apps.landers.models import LanderVideo, SitePage
 from apps.profiles.cards import card_basics
@@ -33,20 +34,32 @@ THUMB_SIDE = 400  # apps.profiles.images.process_upload's square thumbnails
 RECENT_LOGIN = timedelta(hours=24)
 
 
+def _niche_genders(site: Site) -> tuple[str, ...]:
+    return tuple(looking_for_genders(site=site, gender="", sexuality=""))
+
+
+def _visible_of(genders: tuple[str, ...]) -> QuerySet[Profile]:
+    return profiles_visible_to(None).filter(gender__in=genders)
+
+
 def _niche_visible(site: Site) -> QuerySet[Profile]:
     """Profiles visible to visitors, of the genders a visitor of this niche looks for."""
-    return profiles_visible_to(None).filter(gender__in=looking_for_genders(site=site, gender="", sexuality=""))
+    return _visible_of(_niche_genders(site))
+
+
+def _with_photo_of(genders: tuple[str, ...]) -> QuerySet[Profile]:
+    return (
+        _visible_of(genders)
+        .filter(main_photo__status=PhotoStatus.ACTIVE)
+        .exclude(main_photo__thumb="")
+        .select_related("main_photo", "user")
+    )
 
 
 def _niche_profiles(site: Site) -> QuerySet[Profile]:
     """Those with an approved main photo (a pending or rejected one is never shown to
     visitors)."""
-    return (
-        _niche_visible(site)
-        .filter(main_photo__status=PhotoStatus.ACTIVE)
-        .exclude(main_photo__thumb="")
-        .select_related("main_photo", "user")
-    )
+    return _with_photo_of(_niche_genders(site))
 
 
 def profile_card(profile: Profile, *, site: Site, today=None) -> dict:
@@ -66,14 +79,29 @@ def profile_card(profile: Profile, *, site: Site, today=None) -> dict:
     }
 
 
+# The card lists' statements, one per list and niche genders (a handful in all), compiled
+# once per process: with many sites most builds are a site's first in LIST_CACHE_SECONDS
+# (docs/bench.md, "landing" at full size).
+_CARD_QUERIES: dict[tuple[str, tuple[str, ...]], PreparedQuery] = {}
+
+
+def _card_profiles(site: Site, name: str, ordering: tuple) -> list[Profile]:
+    genders = _niche_genders(site)
+    query = _CARD_QUERIES.get((name, genders))
+    if query is None:
+        query = _CARD_QUERIES.setdefault(
+            (name, genders), PreparedQuery(lambda: _with_photo_of(genders).order_by(*ordering)[:LIST_SIZE])
+        )
+    return query.objects()
+
+
 def _cached_cards(site: Site, name: str, ordering: tuple, limit: int) -> list[dict]:
     """The first LIST_SIZE profiles with an approved photo in `ordering`, as cards, cached
-    briefly under `name`; the first `limit` of them."""
+    briefly under `name` (which names one ordering); the first `limit` of them."""
 
     def build() -> list[dict]:
         today = timezone.localdate()
-        profiles = _niche_profiles(site).order_by(*ordering)[:LIST_SIZE]
-        return [profile_card(profile, site=site, today=today) for profile in profiles]
+        return [profile_card(profile, site=site, today=today) for profile in _card_profiles(site, name, ordering)]
 
     return volatile_get_or_set(_list_key(name, site.pk), build, LIST_CACHE_SECONDS)[:limit]
 
