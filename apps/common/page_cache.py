@@ -221,26 +221,18 @@ def signed_cookie_set(response: HttpResponse, key: str, value: str, *, salt: str
     response.__dict__.setdefault(_SIGNED_SET, {})[key] = (salt, value)
 
 
-_signers: dict[tuple, signing.Signer] = {}
-
-
 def _cookie_signer(salt: str) -> signing.Signer:
     """signing.get_cookie_signer(salt), made once per salt and keys instead of on every
     cookie read or set (its backend imported, its keys derived)."""
-    key = (salt, settings.SECRET_KEY, tuple(settings.SECRET_KEY_FALLBACKS), settings.SIGNING_BACKEND)
-    signer = _signers.get(key)
-    if signer is None:
-        from django.utils.module_loading import import_string
+    return _cookie_signer_kept(
+        salt, settings.SECRET_KEY, tuple(settings.SECRET_KEY_FALLBACKS), settings.SIGNING_BACKEND
+    )
 
-        signer = import_string(settings.SIGNING_BACKEND)(
-            key=signing._cookie_signer_key(settings.SECRET_KEY),
-            fallback_keys=[signing._cookie_signer_key(fallback) for fallback in settings.SECRET_KEY_FALLBACKS],
-            salt=salt,
-        )
-        if len(_signers) >= 16:
-            _signers.clear()
-        _signers[key] = signer
-    return signer
+
+@lru_cache(maxsize=16)
+def _cookie_signer_kept(salt: str, *keys) -> signing.Signer:
+    # Keyed by the settings it reads too: a test's (or a rotation's) other key is another signer.
+    return signing.get_cookie_signer(salt=salt)
 
 
 class _Cookies:
