@@ -15,6 +15,8 @@ from datetime import date, datetime
 from functools import cache
 
 from django.db import connection
+from django.db.models.base import ModelState
+from django.db.models.signals import post_init, pre_init
 from django.http import QueryDict
 from django.utils import timezone
 from django.utils.translation import get_language, gettext_lazy, ngettext
@@ -404,7 +406,21 @@ def _converters(model, fields: tuple) -> tuple:
     return tuple(found)
 
 
-def _instance(model, fields: tuple, values):
+@cache
+def _row_fields(kind: str) -> tuple[type, tuple]:
+    """The model and fields of the rows the statements here read: "card" and "card photo"
+    (a page), "viewer" (the member's own profile)."""
+    own_fields, photo_fields = _card_fields()
+    if kind == "card":
+        return Profile, own_fields
+    if kind == "card photo":
+        return Photo, photo_fields
+    if kind == "viewer":
+        return Profile, tuple(Profile._meta.concrete_fields)
+    raise ValueError(kind)
+
+
+def _orm_instance(model, fields: tuple, values):
     """A model instance from the columns of `fields`, as the ORM makes it from a row."""
     converters = _converters(model, fields)
     if converters:
@@ -416,9 +432,53 @@ def _instance(model, fields: tuple, values):
 
 
 @cache
-def _viewer_sql() -> tuple[str, tuple]:
+def _quick_maker(kind: str):
+    """For rows whose values need no conversion: a function making the instance as
+    `Model.__init__` does (each value set on it, through the field's descriptor where
+    the model has one that sets: a foreign key's id, a country), in the state of a loaded
+    row, without walking every field of the model per row. None when a value needs
+    converting."""
+    model, fields = _row_fields(kind)
+    if _converters(model, fields):
+        return None
+    plain, described = [], []
+    for index, item in enumerate(fields):
+        descriptor = getattr(model, item.attname, None)
+        (described if hasattr(type(descriptor), "__set__") else plain).append((item.attname, index))
+    plain_names = tuple(name for name, _index in plain)
+    plain_at = tuple(index for _name, index in plain)
+    described_at = tuple(described)
+    alias = connection.alias
+
+    def make(values):
+        instance = model.__new__(model)
+        state = instance._state = ModelState()
+        state.adding, state.db = False, alias
+        instance.__dict__.update(zip(plain_names, [values[index] for index in plain_at], strict=True))
+        for name, index in described_at:
+            setattr(instance, name, values[index])
+        return instance
+
+    return make
+
+
+def _maker(kind: str):
+    """A function making instances from rows of `kind` (_row_fields). The ORM's own
+    `from_db` when a receiver listens to the model's creation (an image field's
+    dimensions) or a value needs converting, else the same made directly: the ORM's
+    `__init__` walks every field of the model per row, which cost a page of 25 cards more
+    than reading it."""
+    model, fields = _row_fields(kind)
+    quick = _quick_maker(kind)
+    if quick is None or pre_init.has_listeners(model) or post_init.has_listeners(model):
+        return lambda values: _orm_instance(model, fields, values)
+    return quick
+
+
+@cache
+def _viewer_sql() -> str:
     profile_table, block_table = _q(Profile._meta.db_table), _q(Block._meta.db_table)
-    fields = tuple(Profile._meta.concrete_fields)
+    _model, fields = _row_fields("viewer")
     columns = ", ".join(_column(Profile, item.name) for item in fields)
     blocker, blocked = _q(Block._meta.get_field("blocker").column), _q(Block._meta.get_field("blocked").column)
     sql = (
@@ -427,7 +487,7 @@ def _viewer_sql() -> tuple[str, tuple]:
         f"ARRAY(SELECT {blocker} FROM {block_table} WHERE {blocked} = {_column(Profile, 'id')} AND {blocker} <> %s) "
         f"FROM (SELECT 1) AS {_q('one')} LEFT OUTER JOIN {profile_table} ON {_column(Profile, 'user')} = %s"
     )
-    return sql, fields
+    return sql
 
 
 def _viewer_hidden(viewer) -> Hidden | None:
@@ -435,15 +495,14 @@ def _viewer_hidden(viewer) -> Hidden | None:
     is kept on the user, so `own_profile(viewer)` reads nothing more."""
     if not getattr(viewer, "is_authenticated", False):
         return None
-    sql, fields = _viewer_sql()
     with connection.cursor() as cursor:
-        cursor.execute(sql, [viewer.pk, viewer.pk, viewer.pk])
+        cursor.execute(_viewer_sql(), [viewer.pk, viewer.pk, viewer.pk])
         *values, blocked_profiles, blocker_users = cursor.fetchone()
     relation = Profile._meta.get_field("user").remote_field
     if not relation.is_cached(viewer):
         profile = None
         if values[0] is not None:
-            profile = _instance(Profile, fields, values)
+            profile = _maker("viewer")(values)
         relation.set_cached_value(viewer, profile)
     return Hidden(users=(viewer.pk, *blocker_users), profiles=tuple(blocked_profiles))
 
@@ -553,16 +612,16 @@ def page_sql(
 def _listed(sql: str, params: list) -> list[Profile]:
     """The rows of `page_sql` as profiles with their main photo loaded, as the ORM's
     `select_related("main_photo").only(*CARD_FIELDS)` would make them."""
-    own_fields, photo_fields = _card_fields()
-    split = len(own_fields)
+    split = len(_card_fields()[0])
     main_photo = Profile._meta.get_field("main_photo")
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
+    make_profile, make_photo = _maker("card"), _maker("card photo")
     profiles = []
     for row in rows:
-        profile = _instance(Profile, own_fields, row[:split])
-        photo = _instance(Photo, photo_fields, row[split:]) if row[split] is not None else None
+        profile = make_profile(row[:split])
+        photo = make_photo(row[split:]) if row[split] is not None else None
         main_photo.set_cached_value(profile, photo)
         profiles.append(profile)
     return profiles

@@ -10,12 +10,14 @@ from datetime import timedelta
 import pytest
 from django.conf import settings
 from django.db import connection
+from django.db.models.signals import post_init
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from apps.accounts.models import User, UserStatus
+from apps.profiles.cards import CARD_FIELDS
 from apps.profiles.models import Block, Photo, PhotoStatus, Profile, ProfileStatus
-from apps.profiles.search import PAGE_SIZE
+from apps.profiles.search import PAGE_SIZE, _listed, _viewer_hidden, page_sql, search_params_parse
 from apps.tenants.middleware import site_cache_clear
 from apps.tenants.models import Site
 from conftest import on_site
@@ -493,6 +495,63 @@ class TestQueryCount:
         with django_assert_num_queries(1 + 5):
             body = client.get(URL, {"gender": "female", "page": 2}).json()
         assert body["num_results"] == 30
+
+
+def loaded(instance) -> dict:
+    """What a model instance holds: its values and the state of a loaded row."""
+    values = {name: value for name, value in instance.__dict__.items() if name != "_state"}
+    return {**values, "_adding": instance._state.adding, "_db": instance._state.db}
+
+
+class TestRowsAsTheOrmMakesThem:
+    """The page's profiles and the member's own are made from the rows directly (not
+    through the ORM's __init__): they must hold what the ORM's would."""
+
+    def test_a_page_of_profiles_and_their_photos(self, site, client_for):
+        _client, me = member_client(site, client_for)
+        with on_site(site):
+            shown = make_profile(name="photo", city="Leeds", region="GB-ENG", interests=["Music"], about_me="Hi")
+            add_photo(shown)
+            make_profile(name="plain", is_fictional=True)
+            make_profile(name="cam", is_cam=True, tattoos="some")
+            search = search_params_parse(site=site, viewer=me.user, params={"gender": "all"})
+            made = _listed(*page_sql(search.filters, hidden=search.hidden))
+            orm = list(
+                Profile.objects.filter(pk__in=[profile.pk for profile in made])
+                .select_related("main_photo")
+                .only(*CARD_FIELDS)
+                .order_by("-created", "-pk")
+            )
+        assert [profile.name for profile in made] == ["cam", "plain", "photo"]
+        assert [loaded(profile) for profile in made] == [loaded(profile) for profile in orm]
+        assert loaded(made[2].main_photo) == loaded(orm[2].main_photo)
+        assert made[0].country.code == "GB" and made[2].main_photo.width == 400
+
+    def test_the_members_own_profile(self, site, client_for):
+        _client, me = member_client(site, client_for, region="GB-SCT", interests=["Travel"])
+        with on_site(site):
+            user = User.objects.get(pk=me.user_id)
+            _viewer_hidden(user)
+            assert loaded(user.profile) == loaded(Profile.objects.get(pk=me.pk))
+
+    def test_through_the_orm_when_a_receiver_listens(self, site, client_for):
+        _client, me = member_client(site, client_for)
+        made = []
+
+        def receiver(sender, instance, **kwargs):
+            made.append(instance)
+
+        post_init.connect(receiver, sender=Profile)
+        try:
+            with on_site(site):
+                make_profile(name="seen")
+                made.clear()
+                search = search_params_parse(site=site, viewer=me.user, params={"gender": "all"})
+                profiles = _listed(*page_sql(search.filters, hidden=search.hidden))
+        finally:
+            post_init.disconnect(receiver, sender=Profile)
+        assert [profile.name for profile in profiles] == ["seen"]
+        assert profiles[0] in made
 
 
 # --- The page ------------------------------------------------------------------------
