@@ -7,7 +7,8 @@ more than its round trip. A `PreparedQuery` keeps the queryset as the one defini
 read: `build(**values)` is called once per database with marker integers in place of the
 values, compiled, and the SQL kept; every later call runs that SQL with the real values,
 and the rows become what the queryset gives (models with their `select_related` objects
-and annotations) through the ORM's own iterable. The values may be integers (ids), strings
+and annotations) as the ORM's iterable makes them, from a reader worked out at the first
+call (the columns of each model, the populators, the fields' converters). The values may be integers (ids), strings
 (keys compared as they are, such as a session key) or aware datetimes, each used at least
 once as a parameter of the query, as it is (a lookup that changes its value, such as
 `__contains` or `__iexact`, is refused when compiling); a name keeps the type of its first
@@ -16,7 +17,6 @@ sets the schema on the connection)."""
 
 from __future__ import annotations
 
-import copy
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,7 +24,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.db import connections
 from django.db.models import QuerySet
-from django.db.models.query import ModelIterable
+from django.db.models.query import ModelIterable, get_related_populators
 
 # Far outside any id, key or date: a parameter equal to one of these is the value of that
 # name.
@@ -42,7 +42,7 @@ def _marker(kind: type, index: int):
     raise TypeError(f"a prepared query takes int, str or datetime values, not {kind.__name__}")
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Compiled:
     compiler: object
     sql: str
@@ -50,19 +50,48 @@ class _Compiled:
     slots: tuple[tuple[int, str], ...]
     kinds: dict[str, type]
     model_rows: bool
+    reader: _Reader | None = None  # made at the first objects() call
 
 
-class _Run:
-    """What ModelIterable reads of a queryset, around the kept compiler."""
+class _Reader:
+    """How the rows of a compiled queryset become its models, worked out once: what
+    Django's ModelIterable works out on every call (the columns each model takes, the
+    select_related objects' populators, the fields' converters, the annotations)."""
 
     def __init__(self, compiler, db: str) -> None:
-        self.query = self
+        select, klass_info = compiler.select, compiler.klass_info
         self.db = db
-        self._compiler = compiler
-        self._known_related_objects: dict = {}
+        self.model = klass_info["model"]
+        fields = klass_info["select_fields"]
+        self.start, self.end = fields[0], fields[-1] + 1
+        self.init_list = [column[0].target.attname for column in select[self.start : self.end]]
+        self.populators = get_related_populators(klass_info, select, db)
+        self.annotations = tuple(compiler.annotation_col_map.items())
+        expressions = [column[0] for column in select[0 : compiler.col_count]]
+        if compiler.has_composite_fields(expressions):
+            raise TypeError("a prepared query reads no composite fields")
+        self.converters = tuple(
+            (position, tuple(converters), expression)
+            for position, (converters, expression) in compiler.get_converters(expressions).items()
+        )
 
-    def get_compiler(self, using=None, connection=None, elide_empty=True):
-        return self._compiler
+    def models(self, rows: list[tuple], connection) -> list:
+        found = []
+        for row in rows:
+            if self.converters:
+                row = list(row)
+                for position, converters, expression in self.converters:
+                    value = row[position]
+                    for converter in converters:
+                        value = converter(value, expression, connection)
+                    row[position] = value
+            obj = self.model.from_db(self.db, self.init_list, row[self.start : self.end])
+            for populator in self.populators:
+                populator.populate(row, obj)
+            for name, position in self.annotations:
+                setattr(obj, name, row[position])
+            found.append(obj)
+        return found
 
 
 class PreparedQuery:
@@ -120,10 +149,14 @@ class PreparedQuery:
         compiled, params = self._prepared(using, values)
         if not compiled.model_rows:
             raise TypeError("objects() is for a queryset of models; use rows()")
-        compiler = copy.copy(compiled.compiler)
-        compiler.connection = connections[using]  # this thread's, not the compiling one's
-        compiler.as_sql = lambda *args, **kwargs: (compiled.sql, params)
-        return list(ModelIterable(_Run(compiler, using)))
+        reader = compiled.reader
+        if reader is None:
+            reader = compiled.reader = _Reader(compiled.compiler, using)
+        connection = connections[using]  # this thread's, not the compiling one's
+        with connection.cursor() as cursor:
+            cursor.execute(compiled.sql, params)
+            rows = cursor.fetchall()
+        return reader.models(rows, connection)
 
     def rows(self, *, using: str = "default", **values) -> list[tuple]:
         """The statement's rows for these values, as the database returns them (no field
