@@ -97,17 +97,20 @@ def chats_state(*, user) -> dict:
     return {"chats": chats, "last_opened": last_opened}
 
 
-# The badge is counted after every message a member receives: compiled once
+def _unread_rows(user_id: int, *, excluding=None) -> QuerySet:
+    chats = _open_participations(user_id=user_id).filter(listed=True)
+    if excluding is not None:
+        chats = chats.exclude(pk=excluding)
+    return chats.values("user_id").annotate(total=Sum("num_unread")).values_list("total")
+
+
+# The badge is counted after most changes of a member's chats: compiled once
 # (apps.common.prepared). One row per member, none without open chats.
-_UNREAD_TOTAL = PreparedQuery(
-    lambda user_id: (
-        _open_participations(user_id=user_id)
-        .filter(listed=True)
-        .values("user_id")
-        .annotate(total=Sum("num_unread"))
-        .values_list("total")
-    )
-)
+_UNREAD_TOTAL = PreparedQuery(lambda user_id: _unread_rows(user_id))
+# The same total without one of the member's chats (`participant_id`, their side of it):
+# a message's listing statement adds that chat's new count (apps.chat.services), so that
+# the recipient's badge travels with the message.
+UNREAD_ELSEWHERE = PreparedQuery(lambda user_id, participant_id: _unread_rows(user_id, excluding=participant_id))
 
 
 def unread_total(*, user) -> int:

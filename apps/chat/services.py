@@ -33,6 +33,7 @@ from apps.chat.models import FREE_CONVERSATION_LIMIT, Conversation, Message, Mes
 from apps.chat.payloads import message_payload
 from apps.chat.pricing import message_cost
 from apps.chat.safety import message_review
+from apps.chat.selectors import UNREAD_ELSEWHERE
 from apps.common.exceptions import ApplicationError
 from apps.common.prepared import PreparedQuery
 from apps.common.realtime import event_send_on_commit, events_send_on_commit
@@ -279,16 +280,47 @@ def _files_delete(names: list[str]) -> None:
 
 
 # The conversation's newest message and both members' lists, after a message is stored.
-_LISTED = f"""
+_LISTED_UPDATES = f"""
 WITH conversation AS (
     UPDATE {Conversation._meta.db_table} SET started_by_id = %s, last_message_at = %s WHERE id = %s
+), listed AS (
+    UPDATE {Participant._meta.db_table}
+    SET listed = true, last_message_id = %s, last_message_at = %s, deleted_at = NULL,
+        is_starter = CASE WHEN id = %s THEN %s ELSE is_starter END,
+        num_unread = CASE WHEN id = %s THEN num_unread + 1 ELSE num_unread END
+    WHERE id = ANY(%s)
+    RETURNING id, num_unread
+)"""  # noqa: S608 (table names from the models, values as parameters)
+_LISTED = _LISTED_UPDATES + "\nSELECT NULL"
+# The same, returning the recipient's unread badge: this chat's new count plus their other
+# open chats' (apps.chat.selectors.UNREAD_ELSEWHERE, as the statement's snapshot has them:
+# the data-modifying part is not visible to the rest of the statement). The badge then
+# travels with the message, counted in the same round trip.
+_LISTED_COUNTED = (
+    _LISTED_UPDATES + "\nSELECT (SELECT num_unread FROM listed WHERE id = %s) + COALESCE(({unread}), 0)"  # noqa: S608
 )
-UPDATE {Participant._meta.db_table}
-SET listed = true, last_message_id = %s, last_message_at = %s, deleted_at = NULL,
-    is_starter = CASE WHEN id = %s THEN %s ELSE is_starter END,
-    num_unread = CASE WHEN id = %s THEN num_unread + 1 ELSE num_unread END
-WHERE id = ANY(%s)
-"""  # noqa: S608 (table names from the models, values as parameters)
+
+
+def _listed(*, conversation, message: Message, mine: Participant, theirs: Participant, held: bool, recipient_id):
+    """Runs the listing statement; returns the recipient's unread badge when there is a
+    recipient who sees the message (None otherwise)."""
+    now = message.created
+    listing = [mine.pk] if held else [mine.pk, theirs.pk]
+    params = [
+        *(conversation.started_by_id, now, conversation.pk),
+        *(message.pk, now, mine.pk, mine.is_starter, theirs.pk, listing),
+    ]
+    counted = not held and recipient_id is not None
+    if counted:
+        unread_sql, unread_params = UNREAD_ELSEWHERE.statement(user_id=recipient_id, participant_id=theirs.pk)
+        sql = _LISTED_COUNTED.format(unread=unread_sql)
+        params += [theirs.pk, *unread_params]
+    else:
+        sql = _LISTED
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    return row[0] if counted else None
 
 
 # The sender's account row, locked (compiled once: apps.common.prepared).
@@ -441,16 +473,16 @@ def message_send(
                 mine.is_starter = True
             conversation.last_message_at = now
             # The conversation and both lists in one statement: the message is the newest
-            # of each, unread for the recipient (unless it is held for them).
-            listing = [mine.pk] if held else [mine.pk, theirs.pk]
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    _LISTED,
-                    [
-                        *(conversation.started_by_id, now, conversation.pk),
-                        *(message.pk, now, mine.pk, mine.is_starter, theirs.pk, listing),
-                    ],
-                )
+            # of each, unread for the recipient (unless it is held for them), whose badge
+            # it counts.
+            unread = _listed(
+                conversation=conversation,
+                message=message,
+                mine=mine,
+                theirs=theirs,
+                held=held,
+                recipient_id=recipient.pk if recipient is not None else None,
+            )
             if not held and recipient is not None:  # an e-mail or push if still unread after a while
                 notice_event(
                     user=recipient,
@@ -469,7 +501,13 @@ def message_send(
         raise
     user.credits = sender.credits
     recipient_id = recipient.pk if recipient is not None and not held else None
-    _announce(message=message, sender_id=sender.pk, recipient_id=recipient_id, sender_credits=sender.credits)
+    _announce(
+        message=message,
+        sender_id=sender.pk,
+        recipient_id=recipient_id,
+        sender_credits=sender.credits,
+        recipient_unread=unread,
+    )
     return message, True
 
 
@@ -483,21 +521,29 @@ def _payload_for_reader(message: Message, *, viewer_id: int) -> dict:
         return message_payload(message, viewer_id=viewer_id)
 
 
-def _announce(*, message: Message, sender_id: int, recipient_id: int | None, sender_credits: int | None = None) -> None:
+def _announce(
+    *,
+    message: Message,
+    sender_id: int,
+    recipient_id: int | None,
+    sender_credits: int | None = None,
+    recipient_unread: int | None = None,
+) -> None:
     # The recipient's copy goes first (after commit, in this order, nobody waiting for
-    # them): the send-to-deliver time is what the chat feels like; the sender's other tabs
-    # and their balance follow, in one channel message. The recipient's unread badge is
-    # counted after the answer.
+    # them): the send-to-deliver time is what the chat feels like. Their unread badge
+    # travels with it when the message's transaction counted it (one channel message),
+    # else it is counted after the answer. The sender's other tabs and their balance
+    # follow, in one channel message.
     if recipient_id:
-        event_send_on_commit(
-            user_id=recipient_id,
-            event={"type": "message.new", "message": _payload_for_reader(message, viewer_id=recipient_id)},
-        )
+        recipient_events = [{"type": "message.new", "message": _payload_for_reader(message, viewer_id=recipient_id)}]
+        if recipient_unread is not None:
+            recipient_events.append({"type": "badges", "unreadMessages": recipient_unread})
+        events_send_on_commit(user_id=recipient_id, events=recipient_events)
     sender_events = [{"type": "message.new", "message": message_payload(message, viewer_id=sender_id)}]
     if sender_credits is not None and message.credits:
         sender_events.append(credits_event(sender_credits))
     events_send_on_commit(user_id=sender_id, events=sender_events)
-    if recipient_id:
+    if recipient_id and recipient_unread is None:
         unread_send_on_commit(user_id=recipient_id)
 
 

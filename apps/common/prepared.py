@@ -158,6 +158,12 @@ class PreparedQuery:
             rows = cursor.fetchall()
         return reader.models(rows, connection)
 
+    def statement(self, *, using: str = "default", **values) -> tuple[str, tuple]:
+        """The kept SQL and its parameters for these values, for a statement that embeds
+        the read (as a subquery) in its own round trip."""
+        compiled, params = self._prepared(using, values)
+        return compiled.sql, params
+
     def rows(self, *, using: str = "default", **values) -> list[tuple]:
         """The statement's rows for these values, as the database returns them (no field
         conversion: for counts, sums and ids)."""

@@ -8,6 +8,8 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
+from apps.accounts.models import UserStatus
+from apps.accounts.selectors import member_totals
 from apps.chat.services import conversation_open, message_send
 from apps.chat.tests.helpers import client_id, credits_give, member
 from apps.common.exceptions import ApplicationError
@@ -89,6 +91,52 @@ def test_the_senders_copy_and_balance_go_out_in_one_channel_message(site, django
     own, balance = message_events(messages[0])
     assert (own["message"]["id"], own["message"]["mine"]) == (message.pk, True)
     assert balance == {"type": "badges", "credits": 3 - message.credits}
+
+
+def test_the_recipients_copy_and_unread_badge_go_out_in_one_channel_message(site, django_capture_on_commit_callbacks):
+    """The recipient's badge is counted by the message's listing statement (their other
+    open chats plus this one's new count) and travels with their copy: one group_send,
+    and no count after commit."""
+    anna, ben, cleo = member(site, "Anna"), member(site, "Ben"), member(site, "Cleo")
+    credits_give(site, anna.user, 5)
+    credits_give(site, cleo.user, 5)
+    with on_site(site):
+        from_cleo = conversation_open(user=cleo.user, profile_id=ben.pk)
+        with django_capture_on_commit_callbacks(execute=True):
+            for text in ("Hi", "Hello?"):
+                message_send(user=cleo.user, conversation_id=from_cleo.pk, client_id=client_id(), text=text)
+        conversation = conversation_open(user=anna.user, profile_id=ben.pk)
+        bens = Listener(site, ben.user_id)
+        with django_capture_on_commit_callbacks(execute=True):
+            first, _created = message_send(
+                user=anna.user, conversation_id=conversation.pk, client_id=client_id(), text="Hi"
+            )
+            second, _created = message_send(
+                user=anna.user, conversation_id=conversation.pk, client_id=client_id(), text="Again"
+            )
+        assert member_totals(ben.user)["unreadMessages"] == 4
+    messages = bens.messages()
+    assert [[event["type"] for event in message_events(one)] for one in messages] == [["message.new", "badges"]] * 2
+    for one, message, unread in zip(messages, (first, second), (3, 4), strict=True):
+        copy, badge = message_events(one)
+        assert (copy["message"]["id"], copy["message"]["mine"]) == (message.pk, False)
+        assert badge == {"type": "badges", "unreadMessages": unread}
+
+
+def test_a_message_held_for_its_recipient_counts_no_badge(site, django_capture_on_commit_callbacks):
+    anna, ben = member(site, "Anna"), member(site, "Ben")
+    credits_give(site, anna.user, 1)
+    bens = Listener(site, ben.user_id)
+    with on_site(site):
+        ben.user.status = UserStatus.NOT_CONFIRMED
+        ben.user.save(update_fields=["status"])
+        conversation = conversation_open(user=anna.user, profile_id=ben.pk)
+        with django_capture_on_commit_callbacks(execute=True):
+            message, _created = message_send(
+                user=anna.user, conversation_id=conversation.pk, client_id=client_id(), text="Hi"
+            )
+    assert message.held
+    assert bens.events() == []
 
 
 def test_a_block_closes_the_chat_on_both_sides(site, django_capture_on_commit_callbacks):

@@ -260,9 +260,9 @@ def test_a_text_message_takes_a_fixed_number_of_queries(site, pair, django_asser
     locked with the conversation, both profiles and the block check in one statement,
     the message (whose INSERT is the resend check: ON CONFLICT DO NOTHING), the ledger
     (the balance and its entry in one statement), the conversation and both lists in one
-    statement, the recipient's notice (one upsert, which checks for a device itself),
-    and the outer transaction's savepoint (in a test). The badges are not counted here:
-    they run after commit (after the answer in a view)."""
+    statement that also counts the recipient's unread badge, the recipient's notice (one
+    upsert, which checks for a device itself), and the outer transaction's savepoint (in a
+    test). Nothing is counted after commit."""
     anna, ben = pair
     with on_site(site):
         conversation = conversation_open(user=anna.user, profile_id=ben.pk)
