@@ -160,12 +160,7 @@ def notices_send_batch(*, first_id: int, last_id: int, campaign=None) -> dict[st
     counts: dict[str, int] = {}
     if not ids:
         return counts
-    notices = list(
-        Notice.objects.filter(pk__in=_any_of(ids))
-        .select_related("user")
-        .only(*NOTICE_FIELDS, *MEMBER_FIELDS)
-        .order_by("pk")
-    )
+    notices = _chunk_read(ids, campaign)
     devices: dict[int, list[Device]] = {}
     rows = PushSubscription.objects.filter(
         user_id__in=_any_of({n.user_id for n in notices if n.channel == Channel.PUSH})
@@ -204,6 +199,82 @@ def notices_send_batch(*, first_id: int, last_id: int, campaign=None) -> dict[st
     return counts
 
 
+def _models_read(ids) -> list[Notice]:
+    notices = list(
+        Notice.objects.filter(pk__in=_any_of(ids))
+        .select_related("user")
+        .only(*NOTICE_FIELDS, *MEMBER_FIELDS)
+        .order_by("pk")
+    )
+    for notice in notices:
+        notice._bulk = True  # stored with the chunk (_store), not one by one
+    return notices
+
+
+def _column(model, name: str) -> str:
+    return (model._meta.pk if name == "pk" else model._meta.get_field(name)).column
+
+
+# A campaign's push notices and their members as plain rows: what the sending rules
+# (sending.notice_refusal, push_prepare, push_finish) read of them, in one statement.
+# Building a Notice and a User model per notice (their fields, signals and JSON
+# converters) cost about a fifth of a notice's CPU in the fan-out (bench "notify").
+_ROW_NOTICE = ("pk", "user_id", "kind", "channel", "campaign_id", "attempts", "due_at", "retry_subscriptions")
+_ROW_MEMBER = ("status", "is_active", "language", "time_zone", "email_notifications", "push_notifications")
+_ROWS = f"""
+SELECT {", ".join(f"n.{_column(Notice, name)}" for name in _ROW_NOTICE)},
+       {", ".join(f"u.{_column(User, name)}" for name in _ROW_MEMBER)}
+FROM {_NOTICE} n JOIN {_USER} u ON u.{User._meta.pk.column} = n.{_column(Notice, "user")}
+WHERE n.{Notice._meta.pk.column} = ANY(%s::bigint[]) AND n.{_column(Notice, "channel")} = %s
+ORDER BY n.{Notice._meta.pk.column}
+"""  # noqa: S608 (table and column names from the models' meta, values as parameters)
+
+
+class MemberRow:
+    """What the sending rules read of a campaign push's member (sending.notice_refusal,
+    the group's language and time zone)."""
+
+    __slots__ = _ROW_MEMBER
+
+    def __init__(self, values) -> None:
+        for name, value in zip(_ROW_MEMBER, values, strict=True):
+            setattr(self, name, value)
+
+
+class NoticeRow:
+    """A campaign's push notice as the sending rules read and set it (sending._finish,
+    _retry), stored with its chunk (_store) like a notice model with `_bulk`."""
+
+    __slots__ = (*_ROW_NOTICE, "user", "state", "result", "sent_at", "email", "mail")
+    _bulk = True
+
+    def __init__(self, values, user: MemberRow) -> None:
+        for name, value in zip(_ROW_NOTICE, values, strict=True):
+            setattr(self, name, value)
+        if self.retry_subscriptions != "[]":  # jsonb comes as text (Django's loader)
+            self.retry_subscriptions = json.loads(self.retry_subscriptions)
+        else:
+            self.retry_subscriptions = []
+        self.user = user
+        self.state, self.result, self.sent_at, self.email, self.mail = NoticeState.SENDING, "", None, "", None
+
+
+def _chunk_read(ids: list[int], campaign) -> list:
+    """The claimed notices of a chunk in id order, each with its member: a campaign's
+    pushes as rows (NoticeRow), anything else (a campaign's mails, reminders, whose text
+    and mail read the member's models) as models with the fields sending reads."""
+    if campaign is None:
+        return _models_read(ids)
+    split = len(_ROW_NOTICE)
+    with connection.cursor() as cursor:
+        cursor.execute(_ROWS, [sorted(ids), Channel.PUSH])
+        notices: list = [NoticeRow(row[:split], MemberRow(row[split:])) for row in cursor.fetchall()]
+    if len(notices) < len(ids):  # a campaign's mails: only a chunk where its two channels meet has both
+        pushed = {notice.pk for notice in notices}
+        notices = sorted(notices + _models_read([pk for pk in ids if pk not in pushed]), key=lambda notice: notice.pk)
+    return notices
+
+
 @dataclass(frozen=True)
 class Device:
     """A push subscription as a batch needs it (no model instance per member)."""
@@ -233,7 +304,6 @@ def _prepare(
 ) -> PushJob | str | None:
     """A notice's push to send, its final state, or None after an error (it is pending
     again for the sweep). `content`: the campaign's, in the group's language."""
-    notice._bulk = True  # stored with the chunk (_store)
     try:
         if notice.channel != Channel.PUSH:
             return notice_deliver(notice, campaign=campaign, subscriptions=devices.get(notice.user_id, []))
