@@ -309,3 +309,67 @@ class TestChunk:
             (notice.user.username.lower(), str(notice.pk)) for notice in notices
         )
         assert {push.json["title"] for push in pushes} == {"Party"}
+
+    def test_a_chunk_of_pushes_builds_no_model_per_notice(self, site, local_push):
+        """A campaign's push notices and their members are read as rows: no Notice or
+        User model is built for them (each cost about as much as the rest of the notice's
+        own work beside its encryption)."""
+        from django.db.models.signals import post_init
+
+        from apps.notifications import bulk
+
+        for name in ["Ivy", "Jo", "Kim"]:
+            device(site, opted(site, name, email=()).user, local_push, name.lower())
+        campaign = Campaign.objects.create(site=site, kind="news", title="Party", body="Tonight", language="")
+        built: list[str] = []
+
+        def count(sender, **kwargs) -> None:
+            built.append(sender.__name__)
+
+        with on_site(site):
+            bulk.notices_insert(kind="news", channel="push", campaign_id=campaign.pk, per_days=1)
+            ((first, last),) = bulk.pending_ranges(campaign_id=campaign.pk)
+            post_init.connect(count, sender=Notice, dispatch_uid="test-chunk-notice")
+            post_init.connect(count, sender=User, dispatch_uid="test-chunk-user")
+            try:
+                states = bulk.notices_send_batch(first_id=first, last_id=last, campaign=campaign)
+            finally:
+                post_init.disconnect(sender=Notice, dispatch_uid="test-chunk-notice")
+                post_init.disconnect(sender=User, dispatch_uid="test-chunk-user")
+        assert states == {NoticeState.SENT: 3}
+        assert built == []
+        assert len(local_push.wait_for(3)) == 3
+
+    def test_gone_retried_and_delivered_devices_in_one_chunk(self, site, local_push):
+        """The rows keep the rules of a notice's push: a device gone (410) is removed, one
+        that asks to wait (429) is tried again later, and only that device."""
+        from apps.accounts.models import PushSubscription
+        from apps.notifications import bulk
+
+        names = ["Lea", "Max", "Ned"]
+        for name in names:
+            profile = opted(site, name, email=())
+            device(site, profile.user, local_push, name.lower())
+        local_push.answer("lea", 410)
+        local_push.answer("max", 429, retry_after=120)
+        campaign = Campaign.objects.create(site=site, kind="news", title="Party", body="Tonight", language="")
+        with on_site(site):
+            bulk.notices_insert(kind="news", channel="push", campaign_id=campaign.pk, per_days=1)
+            ((first, last),) = bulk.pending_ranges(campaign_id=campaign.pk)
+            before = timezone.now()
+            states = bulk.notices_send_batch(first_id=first, last_id=last, campaign=campaign)
+            notices = {
+                notice.user.username: notice
+                for notice in Notice.objects.filter(campaign_id=campaign.pk).select_related("user")
+            }
+            left = set(PushSubscription.objects.values_list("endpoint", flat=True))
+            max_device = PushSubscription.objects.get(user__username=notices["Max"].user.username).pk
+        assert states == {NoticeState.SKIPPED: 1, NoticeState.PENDING: 1, NoticeState.SENT: 1}
+        assert notices["Lea"].state == NoticeState.SKIPPED and "1 gone" in notices["Lea"].result
+        assert not any(endpoint.endswith("/lea") for endpoint in left)
+        retried = notices["Max"]
+        assert retried.state == NoticeState.PENDING and retried.attempts == 1
+        assert retried.retry_subscriptions == [max_device]
+        assert retried.due_at >= before + timedelta(seconds=120)
+        assert notices["Ned"].state == NoticeState.SENT and notices["Ned"].sent_at is not None
+        assert [push.token for push in local_push.wait_for(1)] == ["ned"]
