@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import date
 
 from django.utils import timezone
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 # Up to accounts: a card's age is the account's rule (the member and the date of birth are the account's).
@@ -62,9 +63,9 @@ def country_code(profile: Profile) -> str:
     return profile.__dict__.get("country") or ""
 
 
-def profile_place(profile: Profile, shown) -> str:
+def profile_place(profile: Profile, shown, language: str | None = None) -> str:
     """City, region and country, each only when the site shows it (a region named like
-    the city once)."""
+    the city once); the country named in `language` (default: the active one)."""
     parts = []
     if "city" in shown and profile.city:
         parts.append(profile.city)
@@ -73,7 +74,7 @@ def profile_place(profile: Profile, shown) -> str:
         if region.casefold() != profile.city.casefold() or "city" not in shown:  # "Groningen, Groningen"
             parts.append(region)
     if "country" in shown and (code := country_code(profile)):
-        parts.append(country_name(code))
+        parts.append(country_name(code, language))
     return ", ".join(parts)
 
 
@@ -82,12 +83,12 @@ def _short(text: str, length: int) -> str:
     return text if len(text) <= length else text[: length - 1].rstrip() + "…"
 
 
-def card_facts(profile: Profile, shown) -> list[dict]:
+def card_facts(profile: Profile, shown, language: str | None = None) -> list[dict]:
     """The lines under a card's name, each {"name", "text"}: the place, the site's choice
     fields on one line, a few interests, the start of the about-me text. Age is not a
     line: it stands beside the name. Empty values are left out."""
     facts = []
-    place = profile_place(profile, shown)
+    place = profile_place(profile, shown, language)
     if place:
         facts.append({"name": "place", "text": place})
     details = [
@@ -153,11 +154,23 @@ def profile_card(profile: Profile, *, today: date | None = None, site: Site | No
     """One card (the JSON of the APIs and the likes pages' context). `site` defaults to
     the site of the connection's schema."""
     site = site or current_site()
-    shown = shown_fields(site)
+    return _card(profile, today=today, site=site, shown=shown_fields(site), language=get_language())
+
+
+def profile_cards(profiles, *, today: date | None = None, site: Site | None = None) -> list[dict]:
+    """The cards of a list of profiles (search's pages), each as `profile_card` makes it;
+    what every card of the list shares (the site, its shown fields, today, the language)
+    is worked out once for the list."""
+    site = site or current_site()
+    shown, language, today = frozenset(shown_fields(site)), get_language(), today or timezone.localdate()
+    return [_card(profile, today=today, site=site, shown=shown, language=language) for profile in profiles]
+
+
+def _card(profile: Profile, *, today: date | None, site: Site | None, shown, language: str | None) -> dict:
     return {
         **card_basics(profile, shown, today),
         "country": country_code(profile) if "country" in shown else "",
-        "facts": card_facts(profile, shown),
+        "facts": card_facts(profile, shown, language),
         "notes": profile_notes(profile, site),
         "fictional": fictional_label(profile, site),
         "main_image": public_main_image(profile),

@@ -12,7 +12,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
-from functools import cache
+from functools import cache, cached_property
 
 from django.db import connection
 from django.db.models.base import ModelState
@@ -26,7 +26,7 @@ from django.utils.translation import gettext as _
 from apps.accounts.tracking import has_tracking_network
 from apps.common.cache import volatile_get, volatile_get_or_set, volatile_set
 from apps.common.exceptions import ApplicationError
-from apps.profiles.cards import CARD_FIELDS, profile_card
+from apps.profiles.cards import CARD_FIELDS, profile_cards
 from apps.profiles.models import (
     Block,
     BodyType,
@@ -99,6 +99,11 @@ class SearchFilters:
 
     def key(self) -> str:
         """Stable across processes; the cache adds the site's schema."""
+        return self._key
+
+    @cached_property
+    def _key(self) -> str:
+        # A search asks for it up to three times (the count, the cursors, a visitor's page).
         raw = json.dumps([self.genders, self.country, self.countries, self.region, self.min_age, self.max_age,
                           self.fields, *(["verified"] if self.verified else [])])  # fmt: skip
         return hashlib.sha1(raw.encode(), usedforsecurity=False).hexdigest()
@@ -784,12 +789,12 @@ def search_payload(result: SearchResult, *, site: Site | None = None) -> dict:
     the cards as that site does."""
     today = timezone.localdate()
     return {
-        "results": [profile_card(profile, today=today, site=site) for profile in result.results],
+        "results": profile_cards(result.results, today=today, site=site),
         "page": result.page,
         "num_results": result.num_results,
         "has_more": result.has_more,
         "next": result.next_cursor,
-        "similar": [profile_card(profile, today=today, site=site) for profile in result.similar],
+        "similar": profile_cards(result.similar, today=today, site=site),
         "num_similar": result.num_similar,
         "num_results_text": ngettext("%(count)s member found", "%(count)s members found", result.num_results)
         % {"count": result.num_results},

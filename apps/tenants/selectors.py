@@ -46,11 +46,12 @@ def text_message_credits(site: Site, country: str) -> int:
     return max(site.message_credits, minimum)
 
 
-def country_name(code: str) -> str:
-    """A country's name in the active language: django-countries' translation, looked up
-    once per language and country (a card list names the same few countries again and
-    again, and each lookup through gettext costs more than the rest of the card)."""
-    key = (get_language() or "", code)
+def country_name(code: str, language: str | None = None) -> str:
+    """A country's name in the active language (`language`, when the caller has it at
+    hand: a list of cards asks once): django-countries' translation, looked up once per
+    language and country (a card list names the same few countries again and again, and
+    each lookup through gettext costs more than the rest of the card)."""
+    key = ((get_language() if language is None else language) or "", code)
     name = _COUNTRY_NAMES.get(key)
     if name is None:
         name = _COUNTRY_NAMES[key] = str(countries.name(code)) or code
