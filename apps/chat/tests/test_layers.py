@@ -105,3 +105,48 @@ def test_group_send_delivers_as_channels_redis_does(cls):
     assert outcome["full"] == [{"type": "fresh"}]
     assert outcome["empty"] == [sent]
     assert outcome["members"] == sorted(outcome["names"].values())
+
+
+async def _receive_counting_restores(layer, monkeypatch) -> tuple[list, list, list]:
+    """Three messages to a process channel, received one after another; then one left
+    in the backup as by a receive interrupted after its pop, and one more message. The
+    messages received, the backup-restoring scripts run before each of the two rounds."""
+    channel = await layer.new_channel()
+    connection = layer.connection(0)
+    scripts = []
+    evaluate = connection.eval
+
+    async def eval_noted(script, *args):
+        scripts.append(script)
+        return await evaluate(script, *args)
+
+    monkeypatch.setattr(connection, "eval", eval_noted)
+    try:
+        for n in range(3):
+            await layer.send(channel, {"type": "chat.event", "n": n})
+        received = [(await layer.receive(channel))["n"] for _ in range(3)]
+        first_round = [script for script in scripts if "DEL" in script]
+        scripts.clear()
+        key = layer.prefix + layer.non_local_name(channel)
+        await asyncio.gather(*layer.receive_cleaners)  # the third message's backup cleaned
+        await layer.send(channel, {"type": "chat.event", "n": 3})
+        await layer._brpop_with_clean(0, key, timeout=1)  # popped and backed up, never handed on
+        await layer.send(channel, {"type": "chat.event", "n": 4})
+        received += [(await layer.receive(channel))["n"] for _ in range(2)]
+        second_round = [script for script in scripts if "DEL" in script]
+        await asyncio.gather(*layer.receive_cleaners)
+        left = await connection.zcard(layer._backup_channel_name(key))
+        return [*received, left], first_round, second_round
+    finally:
+        await layer.flush()
+
+
+def test_a_process_channel_restores_its_backup_only_when_it_may_hold_something(monkeypatch):
+    """Three round trips per message received instead of channels_redis's four: the
+    script that puts back an interrupted receive's message runs at the first receive,
+    then only after an interruption, and nothing is lost."""
+    layer = _layer(RedisChannelLayer)
+    received, first_round, second_round = in_thread(async_to_sync(_receive_counting_restores), layer, monkeypatch)
+    assert received == [0, 1, 2, 3, 4, 0]
+    assert len(first_round) == 1
+    assert len(second_round) == 1
