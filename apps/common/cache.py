@@ -14,6 +14,7 @@ Below it, the evictable cache's reads that fail open (`volatile_get_or_set`)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import time
@@ -210,3 +211,73 @@ def volatile_count(key: str, timeout: int) -> int | None:
         return None
     volatile_answered()
     return count
+
+
+# --- Commands from the event loop --------------------------------------------------------
+
+
+class AsyncCommands:
+    """Redis commands sent from the event loop on connections of its own, without
+    redis-py's asyncio client and pool around them: for the few commands a request
+    answered on the event loop sends (a page cache lookup, an arrival's count), whose
+    client-side cost was more than the command's (the client's retry wrapper and metrics
+    hooks, the blocking pool's lock and timeouts, a task per send).
+
+    At most `max_connections` commands are under way at once; the next ones wait their
+    turn for a connection up to `socket_timeout`, then fail with redis' ConnectionError
+    (one of CACHE_ERRORS). A connection whose command failed or was cancelled is closed,
+    never used again. One per event loop: connections belong to the loop that made them."""
+
+    def __init__(self, url: str, *, max_connections: int, socket_timeout: float, socket_connect_timeout: float):
+        import redis.asyncio
+
+        # The pool only reads the URL (host, db, password, TLS) into a connection's class
+        # and arguments; it never makes a connection here.
+        pool = redis.asyncio.ConnectionPool.from_url(
+            url, socket_timeout=socket_timeout, socket_connect_timeout=socket_connect_timeout
+        )
+        self._connection_class, self._connection_kwargs = pool.connection_class, pool.connection_kwargs
+        self._idle: list = []
+        self._slots = asyncio.Semaphore(max_connections)
+        self._wait = socket_timeout
+
+    async def command(self, *args):
+        """The server's reply to one command, as redis-py's parser reads it (bytes, not
+        decoded); an error reply raises redis' ResponseError. A connection kept from
+        before that turns out closed (the server restarted, or dropped it as idle) is
+        replaced and the command sent once more on a new one, as redis-py's client retries."""
+        from redis.exceptions import ConnectionError as RedisConnectionError
+
+        slots = self._slots
+        if slots.locked():
+            try:
+                async with asyncio.timeout(self._wait):
+                    await slots.acquire()
+            except TimeoutError:
+                raise RedisConnectionError("no connection to Redis came free in time") from None
+        else:
+            await slots.acquire()
+        try:
+            while self._idle:
+                try:
+                    return await self._sent(self._idle.pop(), args)
+                except (RedisConnectionError, ConnectionError):
+                    continue  # closed while it was kept: the next one, or a new one
+            return await self._sent(self._connection_class(**self._connection_kwargs), args)
+        finally:
+            slots.release()
+
+    async def _sent(self, connection, args):
+        from redis.exceptions import ResponseError
+
+        try:
+            await connection.send_packed_command(connection.pack_command(*args), check_health=False)
+            reply = await connection.read_response()
+        except ResponseError:
+            self._idle.append(connection)  # an error reply: the connection is fine
+            raise
+        except BaseException:
+            await connection.disconnect(nowait=True)
+            raise
+        self._idle.append(connection)
+        return reply

@@ -86,11 +86,20 @@ from urllib.parse import parse_qsl
 
 from django.conf import settings
 from django.core import signing
+from django.core.signals import setting_changed
 from django.http import HttpRequest, HttpResponse
 from django.http.cookie import SimpleCookie, parse_cookie
-from django.http.request import RAISE_ERROR
+from django.http.request import RAISE_ERROR, split_domain_port, validate_host
+from django.middleware.csrf import CSRF_TOKEN_LENGTH, InvalidTokenFormat, _check_token_format, _unmask_cipher_token
 
-from apps.common.cache import CACHE_ERRORS, volatile_answered, volatile_available, volatile_failed, volatile_settings
+from apps.common.cache import (
+    CACHE_ERRORS,
+    AsyncCommands,
+    volatile_answered,
+    volatile_available,
+    volatile_failed,
+    volatile_settings,
+)
 from apps.common.i18n import pick_language
 from apps.common.islands import assets_version
 from apps.common.locale import request_country
@@ -136,6 +145,83 @@ _TOKEN_RUN = b"a" * 64
 _CSP_HEADERS = (b"content-security-policy", b"content-security-policy-report-only")
 
 
+class _Settings:
+    """The settings a cached visit reads, read once per process instead of through
+    django.conf.settings on every request (each read of it is a Python call; a hit read
+    about fifty). Read again after any setting changes (`setting_changed`: a test's
+    override)."""
+
+    __slots__ = (
+        "allowed_hosts",
+        "charset",
+        "country_header",
+        "country_meta",
+        "csrf_cookie",
+        "enabled",
+        "entry_warning_cookie",
+        "forwarded_host",
+        "location",
+        "max_fields",
+        "messages_cookie",
+        "proxy",
+        "public_schema",
+        "session_cookie",
+        "signers",
+        "ssl_redirect",
+        "store_prefix",
+        "urlconf",
+    )
+
+    def __init__(self) -> None:
+        self.enabled = getattr(settings, "PAGE_CACHE", not settings.DEBUG)
+        self.urlconf = settings.ROOT_URLCONF
+        self.forwarded_host = getattr(settings, "USE_X_FORWARDED_HOST", False)
+        allowed = settings.ALLOWED_HOSTS
+        if settings.DEBUG and not allowed:
+            allowed = [".localhost", "127.0.0.1", "[::1]"]
+        self.allowed_hosts = allowed
+        self.session_cookie = settings.SESSION_COOKIE_NAME
+        self.messages_cookie = getattr(settings, "MESSAGE_COOKIE_NAME", "messages")
+        self.public_schema = settings.PUBLIC_SCHEMA_NAME
+        proxy = settings.SECURE_PROXY_SSL_HEADER
+        self.proxy = (_header_name(proxy[0]), proxy[1]) if proxy else None
+        self.ssl_redirect = settings.SECURE_SSL_REDIRECT
+        self.country_meta = settings.GEOIP_COUNTRY_HEADER
+        self.country_header = _header_name(settings.GEOIP_COUNTRY_HEADER)
+        self.entry_warning_cookie = settings.ENTRY_WARNING_COOKIE_NAME
+        self.csrf_cookie = settings.CSRF_COOKIE_NAME
+        self.charset = settings.DEFAULT_CHARSET
+        self.max_fields = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+        volatile = volatile_settings()
+        self.store_prefix = volatile.get("KEY_PREFIX", "")
+        self.location = volatile["LOCATION"]
+        self.signers: dict[str, signing.Signer] = {}
+
+
+_settings_kept: _Settings | None = None
+
+
+def _conf() -> _Settings:
+    global _settings_kept
+    kept = _settings_kept
+    if kept is None:
+        kept = _settings_kept = _Settings()
+    return kept
+
+
+def _settings_changed(**kwargs) -> None:
+    global _settings_kept, _csrf_cookie_kept
+    _settings_kept = None
+    _csrf_cookie_kept = None
+
+
+setting_changed.connect(_settings_changed)
+
+
+def _header_name(meta_key: str) -> bytes:
+    return meta_key.removeprefix("HTTP_").lower().replace("_", "-").encode("latin1")
+
+
 @dataclass(slots=True)
 class Offer:
     variant: str
@@ -172,7 +258,7 @@ class Visitor:
     def __init__(self, cookies: dict, accept_language: str, country: str) -> None:
         self.COOKIES = cookies
         self.headers = {"Accept-Language": accept_language}
-        self.META = {settings.GEOIP_COUNTRY_HEADER: country}
+        self.META = {_conf().country_meta: country}
         # (cookie, salt) -> (the cookie's value as sent, its value once checked)
         self._signed: dict[tuple[str, str], tuple[str, str]] = {}
 
@@ -224,15 +310,11 @@ def signed_cookie_set(response: HttpResponse, key: str, value: str, *, salt: str
 def _cookie_signer(salt: str) -> signing.Signer:
     """signing.get_cookie_signer(salt), made once per salt and keys instead of on every
     cookie read or set (its backend imported, its keys derived)."""
-    return _cookie_signer_kept(
-        salt, settings.SECRET_KEY, tuple(settings.SECRET_KEY_FALLBACKS), settings.SIGNING_BACKEND
-    )
-
-
-@lru_cache(maxsize=16)
-def _cookie_signer_kept(salt: str, *keys) -> signing.Signer:
-    # Keyed by the settings it reads too: a test's (or a rotation's) other key is another signer.
-    return signing.get_cookie_signer(salt=salt)
+    signers = _conf().signers  # made again when a setting changes: a test's (or a rotation's) key
+    signer = signers.get(salt)
+    if signer is None:
+        signer = signers[salt] = signing.get_cookie_signer(salt=salt)
+    return signer
 
 
 class _Cookies:
@@ -344,7 +426,7 @@ def _cacheable_routes(patterns: list, prefix: str):
 def cached_paths() -> re.Pattern:
     """The addresses of the `cacheable` views (the home page, the landers), read from the
     site URLconf once: any other request goes straight on to Django, with no lookup."""
-    return _cached_paths(settings.ROOT_URLCONF)
+    return _cached_paths(_conf().urlconf)
 
 
 # --- The variant -----------------------------------------------------------------------
@@ -367,7 +449,7 @@ def site_fingerprint(site) -> str:
 
 def variant(*, site, host: str, secure: bool, path: str, language: str, visitor, country: str | None) -> str:
     """The page's key within its site; `visitor` is the request or a Visitor."""
-    flags = "e" if visitor.COOKIES.get(settings.ENTRY_WARNING_COOKIE_NAME) else "-"
+    flags = "e" if visitor.COOKIES.get(_conf().entry_warning_cookie) else "-"
     flags += "".join(part(visitor) for part in _variant_parts)
     parts = (site_fingerprint(site), assets_version(), host, "s" if secure else "-", path, language, country or "")
     return "|".join((*parts, flags))
@@ -382,16 +464,18 @@ def arrival_variant(*, site, host: str, secure: bool, language: str) -> str:
 
 def store_key(schema_name: str) -> str:
     """The site's hash, laid out as django_tenants.cache.make_key lays out the cache's keys."""
-    return f"{schema_name}:{volatile_settings().get('KEY_PREFIX', '')}:1:page-cache"
+    return f"{schema_name}:{_conf().store_prefix}:1:page-cache"
 
 
 def canonical_host(host: str, server_port: int | None) -> bool:
     """Whether the Host header is a Domain row as written (the site middleware lowercases
     and strips a trailing dot before it looks the name up), with no port or the one this
     server listens on: one spelling per domain, the one a site's links use."""
-    from django.http.request import split_domain_port
-
     name, port = split_domain_port(host)  # lowercased, without a trailing dot
+    return _canonical(host, name, port, server_port)
+
+
+def _canonical(host: str, name: str, port: str, server_port: int | None) -> bool:
     if not name or name.startswith("[") or host != (f"{name}:{port}" if port else name):
         return False
     return not port or (server_port is not None and port == str(server_port))
@@ -497,8 +581,6 @@ def _tokens(body: bytes) -> set[bytes]:
 
 def entry_from_response(status: int, headers: list, body: bytes, offered: Offer) -> Entry | None:
     """The response as a template, or None when it must not be stored."""
-    from django.middleware.csrf import _unmask_cipher_token
-
     if status != 200:
         return None
     csrf_name = settings.CSRF_COOKIE_NAME.encode()
@@ -573,14 +655,7 @@ def _csrf_mask(secret: str) -> bytes:
 
 def _csrf_secret(cookies: dict) -> str:
     """The visitor's CSRF secret as CsrfViewMiddleware reads it, or a new one."""
-    from django.middleware.csrf import (
-        CSRF_TOKEN_LENGTH,
-        InvalidTokenFormat,
-        _check_token_format,
-        _unmask_cipher_token,
-    )
-
-    value = cookies.get(settings.CSRF_COOKIE_NAME)
+    value = cookies.get(_conf().csrf_cookie)
     if value is not None:
         try:
             _check_token_format(value)
@@ -613,19 +688,11 @@ def response_messages(entry: Entry, visitor: Visitor, *, cookies: HttpResponse |
     if entry.keep:
         for keep in _visit_cookies.values():
             keep(cookies, visitor, **entry.keep)
+    csrf_cookie = None
     if entry.csrf:
         secret = _csrf_secret(visitor.COOKIES)
         body = body.replace(CSRF_MARK, _csrf_mask(secret))
-        cookies.set_cookie(
-            settings.CSRF_COOKIE_NAME,
-            secret,
-            max_age=settings.CSRF_COOKIE_AGE,
-            domain=settings.CSRF_COOKIE_DOMAIN,
-            path=settings.CSRF_COOKIE_PATH,
-            secure=settings.CSRF_COOKIE_SECURE,
-            httponly=settings.CSRF_COOKIE_HTTPONLY,
-            samesite=settings.CSRF_COOKIE_SAMESITE,
-        )
+        csrf_cookie = _csrf_cookie(secret)
     headers = []
     for name, value in entry.headers:
         lower = name.lower()
@@ -636,8 +703,43 @@ def response_messages(entry: Entry, visitor: Visitor, *, cookies: HttpResponse |
         headers.append((name, value))
     for cookie in cookies.cookies.values():
         headers.append((b"Set-Cookie", cookie.output(header="").encode("ascii").strip()))
+    if csrf_cookie is not None:
+        headers.append((b"Set-Cookie", csrf_cookie))
     start = {"type": "http.response.start", "status": entry.status, "headers": headers}
     return start, {"type": "http.response.body", "body": body, "more_body": False}
+
+
+# The CSRF cookie's Set-Cookie as Django's set_cookie writes it (CsrfViewMiddleware's
+# attributes), made once a second (its expires is the second's plus CSRF_COOKIE_AGE):
+# (the second, the header up to the secret, the header after it). A secret is letters
+# and digits only, which a cookie's value never quotes, as is the stand-in.
+_csrf_cookie_kept: tuple[int, str, str] | None = None
+_CSRF_STAND_IN = "0" * 32
+
+
+def _csrf_cookie(secret: str) -> bytes:
+    global _csrf_cookie_kept
+    now = int(time.time())
+    kept = _csrf_cookie_kept
+    if kept is None or kept[0] != now:
+        name = _conf().csrf_cookie
+        cookies = _Cookies()
+        cookies.set_cookie(
+            name,
+            _CSRF_STAND_IN,
+            max_age=settings.CSRF_COOKIE_AGE,
+            domain=settings.CSRF_COOKIE_DOMAIN,
+            path=settings.CSRF_COOKIE_PATH,
+            secure=settings.CSRF_COOKIE_SECURE,
+            httponly=settings.CSRF_COOKIE_HTTPONLY,
+            samesite=settings.CSRF_COOKIE_SAMESITE,
+        )
+        line = cookies.cookies[name].output(header="").strip()
+        head = f"{name}={_CSRF_STAND_IN}"
+        if not line.startswith(head):  # a name the cookie quotes: no template of it
+            return line.replace(_CSRF_STAND_IN, secret, 1).encode("ascii")
+        kept = _csrf_cookie_kept = (now, f"{name}=", line[len(head) :])
+    return f"{kept[1]}{secret}{kept[2]}".encode("ascii")
 
 
 # --- Redis -----------------------------------------------------------------------------
@@ -648,7 +750,7 @@ _sync_lock = threading.Lock()
 
 
 def _location() -> str:
-    return volatile_settings()["LOCATION"]
+    return _conf().location
 
 
 def _timeouts() -> dict:
@@ -679,6 +781,22 @@ def _async_client():
     return client
 
 
+_lookups: dict = {}
+
+
+def _async_lookups() -> AsyncCommands:
+    """The page lookups of the running event loop and the cache's location."""
+    key = (asyncio.get_running_loop(), _location())
+    lookups = _lookups.get(key)
+    if lookups is None:
+        # Without redis-py's client and pool around the connections: their retries,
+        # metrics hooks and the pool's lock cost a hit more CPU than the HMGET itself.
+        lookups = AsyncCommands(key[1], max_connections=REDIS_CONNECTIONS, **_timeouts())
+        _lookups.clear()  # one loop per server process; a test's finished loops go
+        _lookups[key] = lookups
+    return lookups
+
+
 def _client():
     location = _location()
     client = _sync_clients.get(location)
@@ -698,7 +816,7 @@ async def _load(schema: str, *keys: str) -> list[Callable[[], tuple[Entry | None
     redirect) and says whether it is fresh (else it may be served while it is rendered
     again)."""
     name = store_key(schema)
-    raws = await _async_client().hmget(name, keys)
+    raws = await _async_lookups().command("HMGET", name, *keys)
     return [lambda key=key, raw=raw: _entry(name, key, raw) for key, raw in zip(keys, raws, strict=True)]
 
 
@@ -809,17 +927,14 @@ class Visit:
         )
 
 
-def _header_name(meta_key: str) -> bytes:
-    return meta_key.removeprefix("HTTP_").lower().replace("_", "-").encode("latin1")
-
-
 def visit_for(scope: dict, *, arrival: bool = False) -> Visit | None:
     """The variant of an ASGI request, or None when it is not a visitor's plain GET of a
     site this process knows; with `arrival`, the variant of the site's arrival redirect
     (`scope` then without its query string, which the caller has read)."""
-    if scope["method"] != "GET" or scope.get("query_string") or getattr(settings, "USE_X_FORWARDED_HOST", False):
+    conf = _conf()
+    if scope["method"] != "GET" or scope.get("query_string") or conf.forwarded_host:
         return None
-    if not cached_paths().fullmatch(scope["path"]) or scope.get("root_path"):
+    if not _cached_paths(conf.urlconf).fullmatch(scope["path"]) or scope.get("root_path"):
         return None
     headers: dict[bytes, bytes] = {}
     for name, value in scope["headers"]:
@@ -828,19 +943,15 @@ def visit_for(scope: dict, *, arrival: bool = False) -> Visit | None:
     if not raw_host:
         return None
     host = raw_host.decode("latin1")
-    from django.http.request import split_domain_port, validate_host
-
-    domain, _port = split_domain_port(host)
-    allowed = settings.ALLOWED_HOSTS
-    if settings.DEBUG and not allowed:
-        allowed = [".localhost", "127.0.0.1", "[::1]"]
-    if not domain or not validate_host(domain, allowed):
+    domain, port = split_domain_port(host)
+    if not domain or not validate_host(domain, conf.allowed_hosts):
         return None
     server = scope.get("server") or (None, None)
-    if not canonical_host(host, server[1]):
+    if not _canonical(host, domain, port, server[1]):
         return None  # another spelling of a site's host: rendered, never stored
-    cookies = parse_cookie(headers.get(b"cookie", b"").decode("latin1"))
-    if settings.SESSION_COOKIE_NAME in cookies or getattr(settings, "MESSAGE_COOKIE_NAME", "messages") in cookies:
+    cookie = headers.get(b"cookie")
+    cookies = parse_cookie(cookie.decode("latin1")) if cookie else {}
+    if conf.session_cookie in cookies or conf.messages_cookie in cookies:
         return None
     hostname = domain
     cached = site_cached(hostname)
@@ -851,20 +962,20 @@ def visit_for(scope: dict, *, arrival: bool = False) -> Visit | None:
         if late > SITE_STALE_SECONDS:
             return None
         _site_reload(hostname)
-    if not site.is_active or site.schema_name == settings.PUBLIC_SCHEMA_NAME:
+    if not site.is_active or site.schema_name == conf.public_schema:
         return None
-    proxy = settings.SECURE_PROXY_SSL_HEADER
+    proxy = conf.proxy
     if proxy:
-        forwarded = headers.get(_header_name(proxy[0]), b"").decode("latin1").split(",", 1)[0].strip()
+        forwarded = headers.get(proxy[0], b"").decode("latin1").split(",", 1)[0].strip()
         secure = forwarded == proxy[1]
     else:
         secure = scope.get("scheme") == "https"
-    if settings.SECURE_SSL_REDIRECT and not secure:
+    if conf.ssl_redirect and not secure:
         return None
     visitor = Visitor(
         cookies,
         headers.get(b"accept-language", b"").decode("latin1"),
-        headers.get(_header_name(settings.GEOIP_COUNTRY_HEADER), b"").decode("latin1"),
+        headers.get(conf.country_header, b"").decode("latin1"),
     )
     language = pick_language(visitor, list(site.languages), site.domain_language or None)
     visit = Visit(
@@ -880,7 +991,7 @@ def visit_for(scope: dict, *, arrival: bool = False) -> Visit | None:
 def enabled() -> bool:
     """On unless DEBUG (a developer's template edit shows at once) or settings.PAGE_CACHE
     says otherwise."""
-    return getattr(settings, "PAGE_CACHE", not settings.DEBUG)
+    return _conf().enabled
 
 
 _site_reloads: set[str] = set()
@@ -934,12 +1045,8 @@ def _query_kind(raw: bytes):
     try:
         # What QueryDict(raw.decode()) reads (as ASGIRequest does), as a dict of each
         # parameter's last value, which is all an arrival or a page reads of it.
-        pairs = parse_qsl(
-            raw.decode(),
-            keep_blank_values=True,
-            encoding=settings.DEFAULT_CHARSET,
-            max_num_fields=settings.DATA_UPLOAD_MAX_NUMBER_FIELDS,
-        )
+        conf = _conf()
+        pairs = parse_qsl(raw.decode(), keep_blank_values=True, encoding=conf.charset, max_num_fields=conf.max_fields)
     except (UnicodeDecodeError, ValueError):  # bad bytes, too many fields: Django answers
         return None, None
     query = dict(pairs)
@@ -962,11 +1069,12 @@ class PageCacheApp:
         self.app = app
 
     async def __call__(self, scope, receive, send):
+        conf = _conf()
         if (
             scope["type"] != "http"
-            or not enabled()
+            or not conf.enabled
             or scope["method"] != "GET"
-            or not cached_paths().fullmatch(scope["path"])
+            or not _cached_paths(conf.urlconf).fullmatch(scope["path"])
         ):
             return await self.app(scope, receive, send)
         query, kind = None, "page"

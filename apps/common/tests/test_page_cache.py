@@ -165,6 +165,43 @@ def test_a_visitor_keeps_their_csrf_secret(site):
     assert all(_unmask_cipher_token(token) == secret for token in TOKEN.findall(hit.text))
 
 
+def test_the_csrf_cookie_of_a_hit_is_the_full_stacks_but_for_its_value_and_date(site):
+    full = full_and_store()
+    app, _inner = cached_only()
+    hits = [get(app), get(app, headers={"Cookie": f"{settings.CSRF_COOKIE_NAME}={'b' * 32}"})]
+    expected = re.sub(r"^([^=]+)=[^;]*;", r"\1=V;", full.headers["set-cookie"])
+    expected = re.sub(r"expires=[^;]*;", "expires=D;", expected)
+    for hit in hits:
+        header = re.sub(r"^([^=]+)=[^;]*;", r"\1=V;", hit.headers["set-cookie"])
+        assert re.sub(r"expires=[^;]*;", "expires=D;", header) == expected
+    assert cookie_value(hits[1], settings.CSRF_COOKIE_NAME) == "b" * 32
+
+
+def test_a_lookup_on_a_connection_the_cache_dropped_is_still_a_hit(site):
+    """The lookups' connections are kept between requests; one the cache's Redis has
+    closed meanwhile (a restart, an idle timeout) is replaced, not taken for an outage."""
+    from apps.common.cache import volatile_available
+
+    full_and_store()
+    app, inner = cached_only()
+
+    async def run() -> list[int]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
+            statuses = [(await client.get("/")).status_code]
+            lookups = page_cache._async_lookups()
+            assert lookups._idle
+            for connection in lookups._idle:
+                await connection.send_command("CLIENT", "ID")
+                page_cache._client().client_kill_filter(_id=await connection.read_response())
+            statuses.append((await client.get("/")).status_code)
+            return statuses
+
+    assert asyncio.run(run()) == [200, 200]
+    assert inner.calls == 0
+    assert volatile_available()
+
+
 def test_a_site_is_never_answered_with_another_sites_page(two_sites):
     site, gay_site = two_sites
     known("localhost", "gay.localhost")
