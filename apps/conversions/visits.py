@@ -15,6 +15,7 @@ the empty one (the total stays right), and the hashes expire after KEEP_SECONDS.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 from collections import defaultdict
@@ -24,6 +25,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from apps.common.cache import AsyncCommands
 from apps.conversions.rollups import COUNTERS, DIMENSIONS, rows_insert, source_of
 
 logger = logging.getLogger(__name__)
@@ -70,20 +72,35 @@ def _day_key(site_id: int, day: date) -> str:
     return f"{_index_key()}:{site_id}:{day.isoformat()}"
 
 
-def _async_client():
-    """The broker's Redis for the running event loop, with the count script (EVALSHA)."""
+_COUNT_SHA = hashlib.sha1(_COUNT_SCRIPT.encode(), usedforsecurity=False).hexdigest()
+
+
+def _async_client() -> AsyncCommands:
+    """The broker's Redis for the running event loop (one batch is sent at a time)."""
     key = (asyncio.get_running_loop(), settings.REDIS_URL)
     client = _clients.get(key)
     if client is None:
-        import redis.asyncio
-
-        redis_client = redis.asyncio.Redis.from_url(
-            settings.REDIS_URL, socket_timeout=TIMEOUT_SECONDS, socket_connect_timeout=TIMEOUT_SECONDS
+        client = AsyncCommands(
+            settings.REDIS_URL,
+            max_connections=2,
+            socket_timeout=TIMEOUT_SECONDS,
+            socket_connect_timeout=TIMEOUT_SECONDS,
         )
-        client = (redis_client, redis_client.register_script(_COUNT_SCRIPT))
         _clients.clear()  # one loop per server process
         _clients[key] = client
     return client
+
+
+async def _count_script(keys: list[str], args: list) -> None:
+    """The count script by its digest (EVALSHA), sent whole (EVAL) the first time a
+    server sees it, as redis-py's registered scripts do."""
+    from redis.exceptions import NoScriptError
+
+    client = _async_client()
+    try:
+        await client.command("EVALSHA", _COUNT_SHA, len(keys), *keys, *args)
+    except NoScriptError:
+        await client.command("EVAL", _COUNT_SCRIPT, len(keys), *keys, *args)
 
 
 def _client():
@@ -125,9 +142,8 @@ async def _send() -> None:
             args: list = [_EMPTY, SOURCES, KEEP_SECONDS]
             for (day_key, field), visits in counts.items():
                 args += [keys.setdefault(day_key, len(keys) + 1), field, visits]
-            _redis, script = _async_client()
             try:
-                await script(keys=[*keys, _index_key()], args=args)
+                await _count_script([*keys, _index_key()], args)
             except Exception:  # the visitors have their pages; lost counts are logged
                 logger.warning("%d visits not counted", sum(counts.values()), exc_info=True)
     finally:
