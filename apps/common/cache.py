@@ -232,9 +232,11 @@ class AsyncCommands:
         import redis.asyncio
 
         # The pool only reads the URL (host, db, password, TLS) into a connection's class
-        # and arguments; it never makes a connection here.
+        # and arguments; it never makes a connection here. The connections have no socket
+        # timeout of their own: one timeout covers a command's send and reply (redis-py's
+        # send would start a task per command for its own).
         pool = redis.asyncio.ConnectionPool.from_url(
-            url, socket_timeout=socket_timeout, socket_connect_timeout=socket_connect_timeout
+            url, socket_timeout=None, socket_connect_timeout=socket_connect_timeout
         )
         self._connection_class, self._connection_kwargs = pool.connection_class, pool.connection_kwargs
         self._idle: list = []
@@ -271,8 +273,9 @@ class AsyncCommands:
         from redis.exceptions import ResponseError
 
         try:
-            await connection.send_packed_command(connection.pack_command(*args), check_health=False)
-            reply = await connection.read_response()
+            async with asyncio.timeout(self._wait):
+                await connection.send_packed_command(connection.pack_command(*args), check_health=False)
+                reply = await connection.read_response()
         except ResponseError:
             self._idle.append(connection)  # an error reply: the connection is fine
             raise

@@ -397,6 +397,7 @@ def passing_params(names) -> None:
     with only these is answered as the address without them (the query string is left
     out for Django too, so the page rendered is exactly the plain visit's)."""
     _passing.update(names)
+    _passing_only.cache_clear()
 
 
 @lru_cache(maxsize=4)
@@ -1034,7 +1035,13 @@ def _leads_to_page(redirect: HttpResponse, path: str) -> bool:
     location, _, rest = redirect["Location"].partition("?")
     if location != path:
         return False
-    return all(name in _passing for name, _value in parse_qsl(rest, keep_blank_values=True))
+    return _passing_only(rest)
+
+
+@lru_cache(maxsize=256)
+def _passing_only(query: str) -> bool:
+    # Kept per query string: an arrival's redirect keeps the same few (`?t=30`) again and again.
+    return all(name in _passing for name, _value in parse_qsl(query, keep_blank_values=True))
 
 
 def _query_kind(raw: bytes):

@@ -746,21 +746,20 @@ def test_a_visitors_signed_cookie_is_read_as_django_reads_it():
 def test_paid_arrivals_at_once_are_each_counted_once_in_fewer_round_trips(site, monkeypatch):
     """Arrivals answered while another's count is being sent are sent with the next one:
     every visit counted once, without a round trip each."""
-    from redis.commands.core import AsyncScript
-
+    from apps.conversions import visits
     from apps.conversions.visits import visits_fold
 
     first = full_and_store("/?t=30&network=ads&sub1=first")
     full_and_store("/?t=30", headers={"Cookie": f"{TRACKING_COOKIE}={cookie_value(first, TRACKING_COOKIE)}"})
     before = rollup_visits(site)
     sent = {"n": 0}
-    original = AsyncScript.__call__
+    original = visits._count_script
 
-    async def counted(self, *args, **kwargs):
+    async def counted(*args, **kwargs):
         sent["n"] += 1
-        return await original(self, *args, **kwargs)
+        return await original(*args, **kwargs)
 
-    monkeypatch.setattr(AsyncScript, "__call__", counted)
+    monkeypatch.setattr(visits, "_count_script", counted)
     app, inner = cached_only()
     scopes = [direct_scope("/", f"t=30&network=net{number % 3}&sub1={number}".encode()) for number in range(24)]
     assert at_once(app, scopes) == [200] * 24
@@ -772,6 +771,19 @@ def test_paid_arrivals_at_once_are_each_counted_once_in_fewer_round_trips(site, 
     sent["n"] = 0
     assert at_once(app, [direct_scope("/", b"network=alone")]) == [200]
     assert sent["n"] == 1 and visits_fold() == 1
+
+
+def test_an_arrival_is_counted_by_a_server_that_lacks_the_count_script(site, monkeypatch):
+    from apps.conversions import visits
+
+    first = full_and_store("/?t=30&network=ads&sub1=first")
+    full_and_store("/?t=30", headers={"Cookie": f"{TRACKING_COOKIE}={cookie_value(first, TRACKING_COOKIE)}"})
+    visits.visits_fold()
+    monkeypatch.setattr(visits, "_COUNT_SHA", "0" * 40)  # a digest no server has: NOSCRIPT, then EVAL
+    app, inner = cached_only()
+    assert at_once(app, [direct_scope("/", b"network=lacking")]) == [200]
+    assert inner.calls == 0
+    assert visits.visits_fold() == 1
 
 
 def test_a_stored_page_is_decoded_once_per_process_until_it_changes(site, monkeypatch):
