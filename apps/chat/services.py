@@ -249,21 +249,39 @@ def _existing(*, user, client_id: str) -> Message | None:
     return Message.objects.filter(sender_id=user.pk, client_id=client_id).first()
 
 
+# The message's INSERT as the model's insert compiler writes it, kept per database after
+# its first use: compiling it again for every message cost more than its parameters.
+_INSERT_SQL: dict[str, str] = {}
+
+
 def _message_insert(message: Message) -> bool:
     """Store `message` unless its sender already stored one with its `client_id` (a resend
     that committed meanwhile); True when stored. One statement, INSERT ... ON CONFLICT DO
     NOTHING RETURNING, built by the model's own compiler as `save()` builds it: it needs
     no savepoint to survive the conflict (a savepoint, the INSERT and the release were
-    three round trips in every message's transaction)."""
+    three round trips in every message's transaction). The SQL is compiled once; each
+    message's values are prepared as the compiler prepares them (each field's `pre_save`,
+    then `get_db_prep_save`)."""
     meta = Message._meta
     fields = [f for f in meta.local_concrete_fields if not f.generated and f is not meta.auto_field]
-    query = InsertQuery(Message, on_conflict=OnConflict.IGNORE)
-    query.insert_values(fields, [message])
-    compiler = query.get_compiler(connection=connection)
-    compiler.returning_fields = meta.db_returning_fields
+    sql = _INSERT_SQL.get(connection.alias)
+    if sql is None:
+        query = InsertQuery(Message, on_conflict=OnConflict.IGNORE)
+        query.insert_values(fields, [message])
+        compiler = query.get_compiler(connection=connection)
+        compiler.returning_fields = meta.db_returning_fields
+        [(sql, params)] = compiler.as_sql()
+        if not any(hasattr(getattr(message, field.attname), "resolve_expression") for field in fields):
+            _INSERT_SQL[connection.alias] = sql
+    else:
+        params = []
+        for field in fields:
+            value = field.pre_save(message, True)
+            if hasattr(value, "resolve_expression"):  # an expression is the compiler's to write
+                raise TypeError(f"Message.{field.name}: an expression cannot be stored by the kept INSERT")
+            params.append(field.get_db_prep_save(value, connection=connection))
     with connection.cursor() as cursor:
-        for sql, params in compiler.as_sql():
-            cursor.execute(sql, params)
+        cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:
         return False

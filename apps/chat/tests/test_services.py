@@ -276,6 +276,39 @@ def test_a_text_message_takes_a_fixed_number_of_queries(site, pair, django_asser
             message_send(user=anna.user, conversation_id=opened.pk, client_id=client_id(), text="Hi Cleo")
 
 
+def test_a_messages_insert_is_compiled_once(site, pair, monkeypatch):
+    """The INSERT is the model's insert compiler's, kept after its first use: later
+    messages only prepare their values (and are stored the same: a text, a gift)."""
+    from django.db.models.sql.compiler import SQLInsertCompiler
+
+    anna, ben = pair
+    compiled = []
+    as_sql = SQLInsertCompiler.as_sql
+
+    def as_sql_noted(self, *args, **kwargs):
+        if self.query.model is Message:
+            compiled.append(self.query.model)
+        return as_sql(self, *args, **kwargs)
+
+    with on_site(site):
+        conversation = conversation_open(user=anna.user, profile_id=ben.pk)
+        message_send(user=anna.user, conversation_id=conversation.pk, client_id=client_id(), text="Hi")
+        monkeypatch.setattr(SQLInsertCompiler, "as_sql", as_sql_noted)
+        again, _created = message_send(
+            user=anna.user, conversation_id=conversation.pk, client_id="kept-insert", text="Again \u2764"
+        )
+        stored = Message.objects.get(pk=again.pk)
+    assert compiled == []
+    assert (stored.text, stored.client_id, stored.sender_id, stored.kind, stored.held) == (
+        "Again \u2764",
+        "kept-insert",
+        anna.user.pk,
+        again.kind,
+        False,
+    )
+    assert stored.created == again.created and stored.created is not None
+
+
 # --- Who may write to whom -------------------------------------------------------------------
 
 
