@@ -24,6 +24,9 @@ def main(campaign_id: int) -> dict:
     from apps.notifications import bulk, tasks
     from apps.notifications.models import Channel
     from apps.tenants.models import Campaign, CampaignState
+    from config.celery import worker_objects_frozen
+
+    worker_objects_frozen()  # as Celery does when it starts a worker process
 
     campaign = Campaign.objects.select_related("site").get(pk=campaign_id)
     with tenant_context(campaign.site):
