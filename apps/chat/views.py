@@ -29,6 +29,7 @@ from apps.chat.services import conversation_open, conversation_opened
 from apps.common.exceptions import ApplicationError
 from apps.common.locale import locale_tag
 from apps.common.media import media_file_response, media_path_check
+from apps.common.storage import site_static_url
 from apps.profiles.models import MEMBER_COMPLAINT_REASONS
 from apps.tenants.models import Gift
 
@@ -145,6 +146,8 @@ def _props(request: HttpRequest, *, view: str, history: dict | None = None) -> d
             "search": reverse("members"),
             "credits": reverse("credits"),
             "premium": reverse("premium"),
+            # The icons' sprite (<use href="…#name">): on the site's host, a CDN would not do.
+            "icons": site_static_url("chat/icons.svg"),
         },
     }
 

@@ -4,6 +4,7 @@ the site's CDN when it has one."""
 
 from urllib.parse import urlsplit
 
+from django.contrib.staticfiles.storage import staticfiles_storage
 from django.core.files.storage import FileSystemStorage
 from django.db import connection
 from whitenoise.storage import CompressedManifestStaticFilesStorage, CompressedStaticFilesStorage
@@ -63,6 +64,17 @@ class CdnStaticFilesMixin:
 
     def url(self, name):
         return cdn_url(super().url(name))
+
+    def site_url(self, name):
+        """The file's URL on the site's own host, never the CDN's."""
+        return super().url(name)
+
+
+def site_static_url(name: str) -> str:
+    """A static file's URL on the site's own host even when the site has a CDN: for what a
+    browser only takes from the page's origin, such as an SVG sprite that `<use href>`
+    references (a use element never loads another origin's file)."""
+    return getattr(staticfiles_storage, "site_url", staticfiles_storage.url)(name)
 
 
 class SiteStaticFilesStorage(CdnStaticFilesMixin, CompressedStaticFilesStorage):

@@ -85,3 +85,31 @@ def test_another_site_on_the_same_server_keeps_its_own_host(committed, cdn, gay_
     page.get_by_test_id("entry-warning").wait_for(state="detached")
     assets = [url for url in requests if "/static/" in url]
     assert assets and all(url.startswith(site_server.url("gay.localhost", "/static/")) for url in assets), assets
+
+
+def test_the_chats_icons_come_from_the_sites_own_host_with_a_cdn(committed, cdn, site, site_server, page):
+    """A use element never draws another origin's file: with a CDN the conversation's
+    scripts come from it, its icons' sprite from the site's host, and every icon is drawn."""
+    from apps.chat.tests.helpers import credits_give, send
+
+    requests: list[str] = []
+    page.on("requestfinished", lambda request: requests.append(request.url))
+    anna_email, anna = member(site, "Anna")
+    _ben_email, ben = member(site, "Ben")
+    committed.made += [(site, anna.user_id), (site, ben.user_id)]
+
+    def talk() -> int:
+        credits_give(site, anna.user, 5)
+        conversation, _message = send(site, anna, ben, "Hello")
+        return conversation.pk
+
+    conversation = in_thread(talk)
+    log_in(page, site_server, anna_email)
+    page.goto(site_server.url("localhost", f"/chats/{conversation}"))
+    expect(page.get_by_test_id("chat-send")).to_be_visible()
+    shown = """() => [...document.querySelectorAll('[data-testid="chat-conversation"] svg[data-icon]')]
+        .filter((svg) => svg.getClientRects().length).map((svg) => svg.querySelector("use").getBBox().width)"""
+    drawn = "(widths) => widths.length >= 5 && widths.every((width) => width > 0)"
+    page.wait_for_function(f"() => ({drawn})(({shown})())")
+    assert site_server.url("localhost", "/static/chat/icons.svg") in requests, requests
+    assert any(url.startswith(f"{cdn}/static/dist/") and url.endswith(".js") for url in requests), requests

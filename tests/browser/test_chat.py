@@ -331,3 +331,35 @@ def test_chat_cannot_be_scrolled_when_taller_than_the_screen(site, site_server, 
     expect(last_message(page, mine=True).get_by_test_id("message-text")).to_have_text("My answer")
     expect(last_message(page, mine=True)).to_be_in_viewport()
     expect(page.get_by_test_id("chat-input")).to_be_in_viewport()
+
+
+# The shown icons of the conversation (the back arrow is hidden beside the list) and their width.
+ICONS_DRAWN = """() => [...document.querySelectorAll('[data-testid="chat-conversation"] svg[data-icon]')]
+    .filter((svg) => svg.getClientRects().length)
+    .map((svg) => [svg.dataset.icon, svg.querySelector("use").getBBox().width])"""
+
+
+def test_the_conversations_icons_are_drawn_from_the_sprite(site, site_server, page, viewport):
+    """The conversation's icons come from the icons' sprite (static/chat/icons.svg, an image,
+    not script): each one is drawn (a use element that found nothing has no box), hidden
+    from screen readers, and the buttons keep their names."""
+    from apps.chat.tests.helpers import send
+
+    a_email, a = member(site, "Iconic")
+    _b_email, b = member(site, f"Sprite{uuid.uuid4().hex[:4]}")
+    in_thread(lambda: credits_give(site, a.user, 5))
+    in_thread(lambda: send(site, a, b, "Hello from the sprite"))
+    conversation = conversation_of(site, a, b)
+
+    log_in(page, site_server, a_email)
+    with page.expect_response(lambda r: r.url.endswith("/static/chat/icons.svg")) as sprite:
+        page.goto(site_server.url("localhost", f"/chats/{conversation}"))
+    assert sprite.value.ok and sprite.value.headers["content-type"].startswith("image/svg+xml")
+    expect(page.get_by_test_id("message-ticks").first).to_be_visible()
+    page.wait_for_function(f"() => ({ICONS_DRAWN})().every(([, width]) => width > 0)")
+    drawn = dict(page.evaluate(ICONS_DRAWN))
+    assert {"flag", "coins", "photo", "gift", "send"} <= set(drawn) and {"check", "checks"} & set(drawn), drawn
+    assert page.locator("svg[data-icon]:not([aria-hidden='true'])").count() == 0
+    expect(page.get_by_role("button", name=re.compile("^Send a photo"))).to_be_visible()
+    expect(page.get_by_role("button", name=re.compile("^Send a gift"))).to_be_visible()
+    expect(page.get_by_test_id("chat-send")).to_have_attribute("aria-label", re.compile("^Send "))

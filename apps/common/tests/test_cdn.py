@@ -7,7 +7,7 @@ import re
 import pytest
 
 from apps.chat.tests.helpers import credits_give, send
-from apps.common.storage import cdn_origin, cdn_url
+from apps.common.storage import cdn_origin, cdn_url, site_static_url
 from apps.profiles.models import PhotoStatus
 from apps.profiles.tests.helpers import jpeg_upload
 from apps.profiles.tests.helpers_view import logged_in, member, photos_add
@@ -87,6 +87,8 @@ def test_approved_photos_come_from_the_cdn_and_a_members_pending_and_chat_photos
     chat = logged_in(site, client_for, ben).get(f"/chats/{conversation.pk}").content.decode()
     assert f"{CDN}/media/{approved.thumb.name}" in chat  # the peer's approved thumbnail
     assert f'"/media/{message.photo.name}"' in chat and f"{CDN}/media/{message.photo.name}" not in chat
+    # The chat's icons' sprite (<use href>, which never loads another origin's file): the host's.
+    assert '"icons": "/static/chat/icons.svg"' in chat and f"{CDN}/static/chat/" not in chat
 
 
 def test_cdn_urls_only_prefix_paths_of_the_site(cdn_site):
@@ -98,4 +100,6 @@ def test_cdn_urls_only_prefix_paths_of_the_site(cdn_site):
     with on_site(other):
         assert cdn_url("/media/x.jpg") == "/media/x.jpg"
     assert cdn_origin(CDN) == "https://cdn.heartline.example"
+    with on_site(site):
+        assert site_static_url("chat/icons.svg") == "/static/chat/icons.svg"
     assert cdn_origin("") == cdn_origin("not a url") == ""

@@ -35,6 +35,7 @@ import { useDraft } from "./useDraft";
 import { useReadMarks } from "./useReadMarks";
 import { useScrollPinning } from "./useScrollPinning";
 import { useTyping } from "./useTyping";
+import { Icon } from "./Icon";
 
 /** The "stay safe" note shows in conversations with fewer messages than this. */
 export const SAFETY_TIP_UNTIL = 6;
@@ -79,23 +80,15 @@ const selectCredits = (state: AppState) => {
   return typeof credits === "number" ? credits : null;
 };
 
-function Ticks({ message, strings }: { message: ShownMessage; strings: Record<string, string> }) {
+function Ticks({ message, strings, icons }: { message: ShownMessage; strings: Record<string, string>; icons: string }) {
   const state = tickState(message);
   const label = strings[state]; // the strings sending, queued, sent, delivered, read
   return (
     <span className={`chat-ticks chat-ticks-${state}`} data-testid="message-ticks" data-state={state} title={label} role="img" aria-label={label}>
       {state === "sending" || state === "queued" ? (
-        <svg viewBox="0 0 16 16" width="12" height="12" fill="currentColor" aria-hidden="true">
-          <path d="M8 3.5a.5.5 0 0 0-1 0V9a.5.5 0 0 0 .252.434l3.5 2a.5.5 0 0 0 .496-.868L8 8.71z" />
-          <path d="M8 16A8 8 0 1 0 8 0a8 8 0 0 0 0 16m7-8A7 7 0 1 1 1 8a7 7 0 0 1 14 0" />
-        </svg>
+        <Icon sprite={icons} name="clock" size={12} />
       ) : (
-        <svg viewBox="0 0 20 16" width="16" height="13" fill="currentColor" aria-hidden="true">
-          <path d="M11.35 3.65a.5.5 0 0 1 0 .7l-6.5 6.5a.5.5 0 0 1-.7 0l-3-3a.5.5 0 1 1 .7-.7L4.5 9.79l6.15-6.14a.5.5 0 0 1 .7 0" />
-          {state !== "sent" && (
-            <path d="M16.35 3.65a.5.5 0 0 1 0 .7l-6.5 6.5a.5.5 0 0 1-.7 0l-.5-.5a.5.5 0 1 1 .7-.7l.15.14 6.15-6.14a.5.5 0 0 1 .7 0" />
-          )}
-        </svg>
+        <Icon sprite={icons} name={state === "sent" ? "check" : "checks"} size={16} height={13} />
       )}
     </span>
   );
@@ -105,11 +98,14 @@ function Bubble({
   message,
   strings,
   locale,
+  icons,
   onReport,
 }: {
   message: ShownMessage;
   strings: Record<string, string>;
   locale: string;
+  /** The icons' sprite (urls.icons). */
+  icons: string;
   /** Report this message (incoming messages only). */
   onReport?: (message: ShownMessage) => void;
 }) {
@@ -152,7 +148,7 @@ function Bubble({
         )}
         <span className="chat-meta">
           <time dateTime={message.created ?? undefined}>{messageTime(message.created, locale)}</time>
-          {message.mine && <Ticks message={message} strings={strings} />}
+          {message.mine && <Ticks message={message} strings={strings} icons={icons} />}
         </span>
         {message.safety_notice && !message.mine && (
           <p className="chat-safety-notice small mb-0 mt-1" data-testid="message-safety-notice">
@@ -171,9 +167,7 @@ function Bubble({
           onClick={() => onReport(message)}
           data-testid="message-report"
         >
-          <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="12" height="12" fill="currentColor" aria-hidden="true">
-            <path d="M14.778.085A.5.5 0 0 1 15 .5V8a.5.5 0 0 1-.314.464l-.186-.464.186.464-.026.01a12 12 0 0 1-.42.158c-.264.095-.631.223-1.047.35-.816.252-1.879.523-2.71.523-.847 0-1.548-.28-2.158-.525l-.028-.01C7.68 8.71 7.14 8.5 6.5 8.5c-.7 0-1.638.23-2.437.477A20 20 0 0 0 3 9.342V15.5a.5.5 0 0 1-1 0V.5a.5.5 0 0 1 1 0v.282c.226-.079.496-.17.79-.26C4.606.272 5.67 0 6.5 0c.84 0 1.524.277 2.121.519l.043.018C9.286.788 9.828 1 10.5 1c.7 0 1.638-.23 2.437-.477a20 20 0 0 0 1.349-.476z" />
-          </svg>
+          <Icon sprite={icons} name="flag-fill" size={12} />
           <span>{strings.report}</span>
         </button>
       )}
@@ -208,9 +202,7 @@ function Header({ profile, typing, credits: pageCredits, strings, urls, onBack, 
           onBack();
         }}
       >
-        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="20" height="20" fill="currentColor" aria-hidden="true">
-          <path fillRule="evenodd" d="M11.354 1.646a.5.5 0 0 1 0 .708L5.707 8l5.647 5.646a.5.5 0 0 1-.708.708l-6-6a.5.5 0 0 1 0-.708l6-6a.5.5 0 0 1 .708 0" />
-        </svg>
+        <Icon sprite={urls.icons} name="back" size={20} />
       </a>
       <a className="chat-header-profile d-flex align-items-center gap-2 text-reset text-decoration-none flex-grow-1 min-w-0" href={withId(urls.profile, profile.id)} title={strings.viewProfile}>
         <Avatar src={profile.main_image?.thumb_filename} size={40} />
@@ -237,9 +229,7 @@ function Header({ profile, typing, credits: pageCredits, strings, urls, onBack, 
         onClick={onReport}
         data-testid="chat-report-conversation"
       >
-        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="18" height="18" fill="currentColor" aria-hidden="true">
-          <path d="M14.778.085A.5.5 0 0 1 15 .5V8a.5.5 0 0 1-.314.464L14.5 8l.186.464-.003.001-.006.003-.023.009a12 12 0 0 1-.397.15c-.264.095-.631.223-1.047.35-.816.252-1.879.523-2.71.523-.847 0-1.548-.28-2.158-.525l-.028-.01C7.68 8.71 7.14 8.5 6.5 8.5c-.7 0-1.638.23-2.437.477A20 20 0 0 0 3 9.342V15.5a.5.5 0 0 1-1 0V.5a.5.5 0 0 1 1 0v.282c.226-.079.496-.17.79-.26C4.606.272 5.67 0 6.5 0c.84 0 1.524.277 2.121.519l.043.018C9.286.788 9.828 1 10.5 1c.7 0 1.638-.23 2.437-.477a20 20 0 0 0 1.349-.476l.019-.007.004-.002h.001M14 1.221c-.22.078-.48.167-.766.255-.81.252-1.872.523-2.734.523-.886 0-1.592-.286-2.203-.534l-.008-.003C7.662 1.21 7.139 1 6.5 1c-.669 0-1.606.229-2.415.478A21 21 0 0 0 3 1.845v6.433c.22-.078.48-.167.766-.255C4.576 7.77 5.638 7.5 6.5 7.5c.847 0 1.548.28 2.158.525l.028.01C9.32 8.29 9.86 8.5 10.5 8.5c.668 0 1.606-.229 2.415-.478A21 21 0 0 0 14 7.655V1.222z" />
-        </svg>
+        <Icon sprite={urls.icons} name="flag" size={18} />
       </button>
       <a
         className={`chat-coins badge rounded-pill ${credits <= 0 ? "text-bg-danger" : "text-bg-light"}`}
@@ -248,11 +238,7 @@ function Header({ profile, typing, credits: pageCredits, strings, urls, onBack, 
         aria-label={`${strings.credits}: ${credits}`}
         data-testid="chat-credits"
       >
-        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="14" height="14" fill="currentColor" aria-hidden="true" className="me-1">
-          <path d="M5.5 9.511c.076.954.83 1.697 2.182 1.785V12h.6v-.709c1.4-.098 2.218-.846 2.218-1.932 0-.987-.626-1.496-1.745-1.76l-.473-.112V5.57c.6.068.982.396 1.074.85h1.052c-.076-.919-.864-1.638-2.126-1.716V4h-.6v.719c-1.195.117-2.01.836-2.01 1.853 0 .9.606 1.472 1.613 1.707l.397.098v2.034c-.615-.093-1.022-.43-1.114-.9zm2.177-2.166c-.59-.137-.91-.416-.91-.836 0-.47.345-.822.915-.925v1.76h-.005zm.692 1.193c.717.166 1.048.435 1.048.91 0 .542-.412.914-1.135.982V8.518z" />
-          <path d="M8 15A7 7 0 1 1 8 1a7 7 0 0 1 0 14m0 1A8 8 0 1 0 8 0a8 8 0 0 0 0 16" />
-          <path d="M8 13.5a5.5 5.5 0 1 1 0-11 5.5 5.5 0 0 1 0 11m0 .5A6 6 0 1 0 8 2a6 6 0 0 0 0 12" />
-        </svg>
+        <Icon sprite={urls.icons} name="coins" size={14} className="me-1" />
         <span data-testid="chat-credits-count">{credits}</span>
       </a>
     </header>
@@ -424,9 +410,7 @@ export function Conversation(props: ConversationProps) {
               }}
               data-testid="chat-icebreaker-open"
             >
-              <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="18" height="18" fill="currentColor" aria-hidden="true" className="me-2">
-                <path d="M2 6a6 6 0 1 1 10.174 4.31c-.203.196-.359.4-.453.619l-.762 1.769A.5.5 0 0 1 10.5 13a.5.5 0 0 1 0 1 .5.5 0 0 1 0 1l-.224.447a1 1 0 0 1-.894.553H6.618a1 1 0 0 1-.894-.553L5.5 15a.5.5 0 0 1 0-1 .5.5 0 0 1 0-1 .5.5 0 0 1-.46-.302l-.761-1.77a2 2 0 0 0-.453-.618A5.98 5.98 0 0 1 2 6m6-5a5 5 0 0 0-3.479 8.592c.263.254.514.564.676.941L5.83 12h4.342l.632-1.467c.162-.377.413-.687.676-.941A5 5 0 0 0 8 1" />
-              </svg>
+              <Icon sprite={urls.icons} name="lightbulb" size={18} className="me-2" />
               {strings.icebreakerTitle}
             </button>
           </div>
@@ -438,6 +422,7 @@ export function Conversation(props: ConversationProps) {
               message={message}
               strings={strings}
               locale={props.locale}
+              icons={urls.icons}
               onReport={!message.mine && message.id > 0 && !message.local ? reportMessage : undefined}
             />
           ))}
@@ -492,10 +477,7 @@ export function Conversation(props: ConversationProps) {
             onClick={() => fileRef.current?.click()}
             data-testid="chat-photo-button"
           >
-            <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="22" height="22" fill="currentColor" aria-hidden="true">
-              <path d="M6.002 5.5a1.5 1.5 0 1 1-3 0 1.5 1.5 0 0 1 3 0" />
-              <path d="M2.002 1a2 2 0 0 0-2 2v10a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2V3a2 2 0 0 0-2-2zm12 1a1 1 0 0 1 1 1v6.5l-3.777-1.947a.5.5 0 0 0-.577.093l-3.71 3.71-2.66-1.772a.5.5 0 0 0-.63.062L1.002 12V3a1 1 0 0 1 1-1z" />
-            </svg>
+            <Icon sprite={urls.icons} name="photo" size={22} />
           </button>
           <input
             ref={fileRef}
@@ -521,9 +503,7 @@ export function Conversation(props: ConversationProps) {
             onClick={() => setGiftsOpen(true)}
             data-testid="chat-gift-button"
           >
-            <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="22" height="22" fill="currentColor" aria-hidden="true">
-              <path d="M3 2.5a2.5 2.5 0 0 1 5 0 2.5 2.5 0 0 1 5 0v.006c0 .07 0 .27-.038.494H15a1 1 0 0 1 1 1v2a1 1 0 0 1-1 1v7.5a1.5 1.5 0 0 1-1.5 1.5h-11A1.5 1.5 0 0 1 1 14.5V7a1 1 0 0 1-1-1V4a1 1 0 0 1 1-1h2.038A3 3 0 0 1 3 2.506zm1.068.5H7v-.5a1.5 1.5 0 1 0-3 0c0 .085.002.274.045.43zM9 3h2.932l.023-.07c.043-.156.045-.345.045-.43a1.5 1.5 0 0 0-3 0zM1 4v2h6V4zm8 0v2h6V4zm5 3H9v8h4.5a.5.5 0 0 0 .5-.5zm-7 8V7H2v7.5a.5.5 0 0 0 .5.5z" />
-            </svg>
+            <Icon sprite={urls.icons} name="gift" size={22} />
           </button>
           <div className="flex-grow-1 position-relative">
             <label className="visually-hidden" htmlFor={`chat-input-${conversationId}`}>
@@ -557,9 +537,7 @@ export function Conversation(props: ConversationProps) {
             aria-label={`${strings.send} (${costLabels.text})`}
             data-testid="chat-send"
           >
-            <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="18" height="18" fill="currentColor" aria-hidden="true">
-              <path d="M15.854.146a.5.5 0 0 1 .11.54l-5.819 14.547a.75.75 0 0 1-1.329.124l-3.178-4.995L.643 7.184a.75.75 0 0 1 .124-1.33L15.314.037a.5.5 0 0 1 .54.11ZM6.636 10.07l2.761 4.338L14.13 2.576zm6.787-8.201L1.591 6.602l4.339 2.76z" />
-            </svg>
+            <Icon sprite={urls.icons} name="send" size={18} />
           </button>
         </form>
       </div>

@@ -83,6 +83,8 @@ export interface ChatUrls {
   search: string;
   credits: string;
   premium: string;
+  /** The icons' sprite, static/chat/icons.svg on the site's own host (Icon.tsx). */
+  icons: string;
 }
 
 export interface ChatProps extends IslandProps {

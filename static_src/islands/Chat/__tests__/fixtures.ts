@@ -88,6 +88,7 @@ export const urls: ChatProps["urls"] = {
   search: "/members",
   credits: "/credits",
   premium: "/premium",
+  icons: "/static/chat/icons.svg",
 };
 
 /** The member's own profile id (sender of "mine" messages). */
