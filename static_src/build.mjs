@@ -129,6 +129,76 @@ const islandsImportBase = {
   },
 };
 
+/**
+ * Own copies, for an island that is alone on its pages (the chat's two pages carry the Chat
+ * island and nothing else). esbuild puts a module in one chunk per set of entries (and
+ * import() targets) that reach it, and each chunk is a file of its own, compressed alone: the
+ * conversation's entry pulled in eight files, five of them under 0.5 KiB gzip, because the
+ * list page's entry, the dialogs loaded later or another island reached the same modules.
+ *
+ * So each "root" of such an island, every entry (index.tsx, index.<variant>.tsx) and every
+ * module of the island that is the target of an import(), is bundled with its own copy of
+ * the island's modules (islands/<Name>/*) and of the listed modules of lib/, and what an
+ * entry's first render needs is one file with it. Only one entry of an island is on a page;
+ * a module loaded later brings its own copy of what it shares with the entry (format.ts for
+ * the gift and report dialogs), a few hundred bytes when it is first used. A listed lib module
+ * must be safe in two copies on one page: components and pure functions, or
+ * lib/realtimeLater.ts, whose state is only its import of lib/realtime.ts (shared, one
+ * connection per page whoever asks). Modules with state of their own (the store, the API,
+ * lib/chats.ts, lib/outbox.ts) stay shared. docs/frontend.md, "Own copies"; docs/bench.md, "js".
+ */
+export const OWN_COPIES = {
+  Chat: [
+    "lib/gifts.tsx",
+    "lib/badgeLabel.ts",
+    "lib/EmptyState.tsx",
+    "lib/silhouette.tsx",
+    "lib/lazyModule.ts",
+    "lib/realtimeLater.ts",
+  ],
+};
+const ownCopies = {
+  name: "own-copies",
+  setup(build) {
+    const islandOf = (file) => {
+      const [top, name, ...rest] = path.relative(SRC, file).split(path.sep);
+      return top === "islands" && rest.length && Object.hasOwn(OWN_COPIES, name) ? name : null;
+    };
+    const listed = Object.fromEntries(
+      Object.entries(OWN_COPIES).map(([name, libs]) => [name, new Set(libs.map((lib) => path.join(SRC, lib)))]),
+    );
+    build.onResolve({ filter: /^\./ }, async (args) => {
+      if (args.kind !== "import-statement" || args.pluginData?.ownCopies) return undefined;
+      // The root whose copy the importer is (onLoad below says), else the importer itself when
+      // it is a file of such an island: only its roots are loaded as themselves.
+      const own = args.namespace === "file" && islandOf(args.importer);
+      const root = args.pluginData?.ownRoot ?? (own ? path.relative(SRC, args.importer) : null);
+      if (root === null) return undefined;
+      const island = islandOf(path.join(SRC, root));
+      const { path: resolved, errors } = await build.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: { ownCopies: true },
+      });
+      if (errors.length || ISLAND_ENTRY.test(resolved)) return undefined;
+      if (islandOf(resolved) !== island && !listed[island].has(resolved)) return undefined;
+      // The same file with another suffix is another module for esbuild (its source map names the file).
+      return { path: resolved, suffix: `?copy-of=${root.split(path.sep).join("/")}`, pluginData: { ownRoot: root } };
+    });
+    build.onLoad({ filter: /\.tsx?$/ }, async (args) => {
+      if (!args.suffix.startsWith("?copy-of=")) return undefined;
+      return {
+        contents: await fs.promises.readFile(args.path, "utf8"),
+        loader: args.path.endsWith(".tsx") ? "tsx" : "ts",
+        resolveDir: path.dirname(args.path),
+        pluginData: { ownRoot: args.pluginData.ownRoot },
+        watchFiles: [args.path],
+      };
+    });
+  },
+};
+
 /** The production (or watch) esbuild options of the islands; bench/js_baseline.mjs uses them too. */
 export function esbuildOptions(entryPoints) {
   return {
@@ -152,7 +222,7 @@ export function esbuildOptions(entryPoints) {
     jsx: "automatic",
     legalComments: production ? "linked" : "none",
     define: { "process.env.NODE_ENV": JSON.stringify(production ? "production" : "development") },
-    plugins: [islandsImportBase],
+    plugins: [ownCopies, islandsImportBase],
     logLevel: "warning",
   };
 }
