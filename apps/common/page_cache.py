@@ -62,7 +62,8 @@ answer is skipped for a few seconds and logged once (apps.common.cache): the pag
 rendered as if nothing were stored. Saving a site, its domains, its company, its lander video or pages, a photo or
 deleting a profile drops the site's hash (`site_pages_forget`, connected in apps.pages.apps);
 a site's settings are part of the variant anyway, so other processes, whose site cache
-lags up to SITE_CACHE_SECONDS, never serve a page of the old settings under the new ones.
+lags the change by a second or so (apps.tenants.middleware), never serve a page of the old
+settings under the new ones.
 docs/decisions.md "Landing pages from a cache" says why.
 """
 

@@ -2,48 +2,162 @@
 
 An unknown host gets the generic 404 page: never another site's content."""
 
+import logging
+import os
 import threading
 import time
 from collections import OrderedDict
 
+from django.conf import settings
 from django.db import connection
 from django.db.models import prefetch_related_objects
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django_tenants.middleware.main import TenantMainMiddleware
+from redis import RedisError
 
 from apps.common.prepared import PreparedQuery
 from apps.tenants.models import Domain, Site
 
-# Site lookups happen on every request; a short in-process cache keeps them off the
-# database. Operators' edits reach every process within SITE_CACHE_SECONDS, and at
-# once in the process that saved them (see apps.tenants.signals). Only sites found are
-# kept: a host asked for before its site existed is served by every process as soon as
-# the site is saved, and made-up Host headers cannot fill the cache (each costs one
-# indexed lookup, as an unknown host always did the first time).
-SITE_CACHE_SECONDS = 10.0
+logger = logging.getLogger(__name__)
+
+# Site lookups happen on every request; an in-process cache keeps them off the database.
+# A committed change to a site, its domains, its company or its message costs counts up
+# the sites' generation in Redis (`sites_changed`, connected in apps.tenants.apps), and a
+# thread of each process reads the generation every SITE_CHECK_SECONDS and drops the
+# sites it keeps when it moved: operators' edits reach every process within about a
+# second, and at once in the process that saved them. So a site is kept up to
+# SITE_CACHE_SECONDS, not read again every few seconds (with 1,000 sites that was a
+# reload per site and process every 10 s, most of a process's lookups). While the
+# generation cannot be read, a site is used at most SITE_UNCHECKED_SECONDS past the last
+# reading. Only sites found are kept: a host asked for before its site existed is served
+# by every process as soon as the site is saved, and made-up Host headers cannot fill the
+# cache (each costs one indexed lookup, as an unknown host always did the first time).
+SITE_CACHE_SECONDS = 120.0
+SITE_CHECK_SECONDS = 1.0
+SITE_UNCHECKED_SECONDS = 10.0
 SITE_CACHE_MAX_ENTRIES = 4096
 _site_cache: OrderedDict[str, tuple[float, Site]] = OrderedDict()
 _site_cache_lock = threading.Lock()
+# Counted up by every clear: a lookup that read the database before a clear does not
+# keep what it read after it.
+_clears = [0]
+# The last reading of the generation (monotonic time) and its value; the process whose
+# thread reads it.
+_checked = [0.0]
+_generation: list[bytes | None] = [None]
+_checker_pid = [0]
+_checker_lock = threading.Lock()
 
 
 def site_cache_clear() -> None:
     with _site_cache_lock:
+        _clears[0] += 1
         _site_cache.clear()
+
+
+def _fresh_until(expires: float) -> float:
+    return min(expires, _checked[0] + SITE_UNCHECKED_SECONDS)
+
+
+def _generation_key() -> str:
+    """One per database and key prefix: test runs, the bench and a development site on one
+    Redis do not drop each other's sites."""
+    default = settings.CACHES["default"]
+    return f"{default.get('KEY_PREFIX', '')}:sites-generation:{settings.DATABASES['default']['NAME']}"
+
+
+def sites_check() -> bool:
+    """Read the sites' generation once; drop the kept sites when it moved since the last
+    reading. Returns whether it was read. The checker thread calls it every
+    SITE_CHECK_SECONDS."""
+    try:
+        value = _redis_client().get(_generation_key()) or b"0"
+    except (RedisError, OSError) as exc:  # Redis away: the kept sites age out in SITE_UNCHECKED_SECONDS
+        _checker_failed(exc)
+        return False
+    if value != _generation[0]:
+        site_cache_clear()
+        _generation[0] = value
+    _checked[0] = time.monotonic()
+    _checker_failing[0] = False
+    return True
+
+
+def sites_changed() -> None:
+    """Count the sites' generation up (after a commit): every process drops its kept sites
+    within SITE_CHECK_SECONDS; this one at once."""
+    site_cache_clear()
+    try:
+        value = _redis_client().incr(_generation_key())
+    except (RedisError, OSError):
+        logger.warning(
+            "the sites' generation was not counted up: other processes keep their sites up to %s s",
+            SITE_UNCHECKED_SECONDS,
+            exc_info=True,
+        )
+        return
+    if _generation[0] is not None and int(_generation[0]) == value - 1:
+        # Only this change since the last reading: this process has dropped its sites.
+        _generation[0] = str(value).encode()
+
+
+_client: list = [None, 0]
+_checker_failing = [False]
+
+
+def _redis_client():
+    """A client of the default cache's Redis, this process's own (made again after a fork)."""
+    import redis
+
+    if _client[0] is None or _client[1] != os.getpid():
+        location = settings.CACHES["default"]["LOCATION"]
+        _client[0] = redis.Redis.from_url(location, socket_timeout=2, socket_connect_timeout=2)
+        _client[1] = os.getpid()
+    return _client[0]
+
+
+def _checker_failed(exc: BaseException) -> None:
+    if not _checker_failing[0]:
+        _checker_failing[0] = True
+        logger.warning("the sites' generation could not be read: %s", exc)
+
+
+def _checker_ensure() -> None:
+    """Start this process's checker thread (again after a fork)."""
+    pid = os.getpid()
+    if _checker_pid[0] == pid:
+        return
+    with _checker_lock:
+        if _checker_pid[0] == pid:
+            return
+        _checker_pid[0] = pid
+        sites_check()
+        threading.Thread(target=_checker_run, args=(pid,), name="sites-generation", daemon=True).start()
+
+
+def _checker_run(pid: int) -> None:
+    while _checker_pid[0] == pid:
+        time.sleep(SITE_CHECK_SECONDS)
+        try:
+            sites_check()
+        except Exception:  # never ends the thread
+            logger.exception("sites' generation check failed")
 
 
 def site_cached(hostname: str) -> tuple[Site, float] | None:
     """The site this process keeps for `hostname`, without asking the database, and how
     many seconds it is past its time (negative while fresh); None when none is kept. For
     what answers before this middleware runs (apps.common.page_cache)."""
+    _checker_ensure()
     cached = _site_cache.get(hostname)
     if cached is None:
         return None
     expires, site = cached
-    return site, time.monotonic() - expires
+    return site, time.monotonic() - _fresh_until(expires)
 
 
-# A site's first request after SITE_CACHE_SECONDS (with many sites, most of a process's
+# A site's first request in SITE_CACHE_SECONDS (with many sites, many of a process's
 # lookups) reads its domain, site and company: compiled once per process, not per lookup
 # (docs/bench.md, "landing" at full size).
 _DOMAIN = PreparedQuery(
@@ -52,16 +166,20 @@ _DOMAIN = PreparedQuery(
 
 
 def site_for_host(hostname: str) -> Site | None:
+    _checker_ensure()
     now = time.monotonic()
     cached = _site_cache.get(hostname)
-    if cached and cached[0] > now:
+    if cached and _fresh_until(cached[0]) > now:
         return cached[1]
+    clears = _clears[0]
     domains = _DOMAIN.objects(hostname=hostname)
     site = domains[0].tenant if domains else None
     if site is None:
         return None
     prefetch_related_objects([site], "minimum_message_costs")
     with _site_cache_lock:
+        if clears != _clears[0]:  # read before a change was committed: not kept
+            return site
         _site_cache[hostname] = (now + SITE_CACHE_SECONDS, site)
         _site_cache.move_to_end(hostname)
         while len(_site_cache) > SITE_CACHE_MAX_ENTRIES:

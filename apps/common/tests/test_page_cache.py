@@ -403,7 +403,8 @@ def test_a_site_past_its_time_in_the_site_cache_is_reloaded_in_the_background(si
     reloaded_expires, reloaded = middleware._site_cache["localhost"]
     assert reloaded_expires > expires - 1 and reloaded is not cached_site
     # Too long past its time: Django answers (and reloads it).
-    middleware._site_cache["localhost"] = (reloaded_expires - 100, reloaded)
+    late = middleware.SITE_CACHE_SECONDS + page_cache.SITE_STALE_SECONDS + 1
+    middleware._site_cache["localhost"] = (reloaded_expires - late, reloaded)
     assert get(app).status_code == 599
 
 

@@ -2,6 +2,7 @@
 company in one statement compiled once per process, its minimum message costs in a
 second; unknown hosts are never kept."""
 
+import time
 from unittest import mock
 
 import pytest
@@ -9,6 +10,7 @@ from django.db import connection
 from django.db.models.sql.compiler import SQLCompiler
 from django.test.utils import CaptureQueriesContext
 
+from apps.tenants import middleware
 from apps.tenants.middleware import site_cache_clear, site_cached, site_for_host
 
 pytestmark = pytest.mark.django_db
@@ -53,3 +55,97 @@ def test_an_unknown_host_is_none_and_not_kept(site):
     connection.set_schema_to_public()
     assert site_for_host("nobody.example") is None
     assert site_cached("nobody.example") is None
+
+
+# --- how long a site is kept: the sites' generation --------------------------------------
+
+
+def _read_twice(host: str) -> int:
+    """Statements of a second lookup of `host` right after a first."""
+    site_for_host(host)
+    with CaptureQueriesContext(connection) as captured:
+        site_for_host(host)
+    return len([query for query in captured if "search_path" not in query["sql"]])
+
+
+def test_a_site_is_kept_past_the_short_time_while_the_generation_answers(site):
+    host = _host(site)
+    site_cache_clear()
+    connection.set_schema_to_public()
+    assert middleware.sites_check()
+    site_for_host(host)
+    expires, kept = middleware._site_cache[host]
+    assert expires - time.monotonic() > middleware.SITE_UNCHECKED_SECONDS  # kept longer than before
+    with CaptureQueriesContext(connection) as captured:
+        assert site_for_host(host) is kept
+    assert len(captured) == 0
+
+
+def test_a_change_another_process_committed_drops_the_kept_sites_at_the_next_check(site):
+    host = _host(site)
+    site_cache_clear()
+    connection.set_schema_to_public()
+    assert middleware.sites_check()
+    site_for_host(host)
+    assert site_cached(host) is not None
+    middleware._redis_client().incr(middleware._generation_key())  # another process's change
+    assert middleware.sites_check()
+    assert site_cached(host) is None
+    assert _read_twice(host) == 0  # kept again, and the next check keeps it
+    assert middleware.sites_check()
+    assert site_cached(host) is not None
+
+
+def test_this_process_s_own_change_is_not_dropped_twice(site):
+    host = _host(site)
+    connection.set_schema_to_public()
+    assert middleware.sites_check()
+    site_for_host(host)
+    middleware.sites_changed()
+    assert site_cached(host) is None  # at once in this process
+    site_for_host(host)
+    assert middleware.sites_check()
+    assert site_cached(host) is not None
+
+
+def test_without_an_answer_a_kept_site_ages_out_as_before(site):
+    host = _host(site)
+    site_cache_clear()
+    connection.set_schema_to_public()
+    assert middleware.sites_check()
+    site_for_host(host)
+    failing = mock.patch.object(middleware, "_redis_client", side_effect=ConnectionError("refused"))
+    with failing:
+        assert not middleware.sites_check()
+        middleware._checked[0] = time.monotonic() - middleware.SITE_UNCHECKED_SECONDS - 1
+        assert site_cached(host)[1] > 0  # past its time
+        with CaptureQueriesContext(connection) as captured:
+            site_for_host(host)
+    assert len([query for query in captured if "search_path" not in query["sql"]]) == 2
+
+
+def test_a_lookup_that_read_before_a_clear_does_not_keep_what_it_read(site):
+    host = _host(site)
+    site_cache_clear()
+    connection.set_schema_to_public()
+    read = middleware._DOMAIN.objects
+
+    def read_then_cleared(**kwargs):
+        rows = read(**kwargs)
+        site_cache_clear()  # a change committed meanwhile
+        return rows
+
+    with mock.patch.object(middleware._DOMAIN, "objects", side_effect=read_then_cleared):
+        assert site_for_host(host).pk == site.pk
+    assert site_cached(host) is None
+
+
+def test_a_committed_change_to_a_site_counts_the_generation_up(site, django_capture_on_commit_callbacks):
+    client = middleware._redis_client()
+    before = int(client.get(middleware._generation_key()) or 0)
+    with django_capture_on_commit_callbacks(execute=False) as committed:
+        site.save(update_fields=["name"])  # as the admin's save
+    assert int(client.get(middleware._generation_key()) or 0) == before  # not before the commit
+    for callback in committed:
+        callback()
+    assert int(client.get(middleware._generation_key())) == before + 1
