@@ -366,7 +366,7 @@ async def measure(base_url: str, pid: int, data: dict, options) -> dict:
     )
 
     # Server CPU per message: POSTs alone, one at a time, each until delivered; then a
-    # moment for the work left after the last answer (the unread count) before the CPU is read.
+    # moment for the work left after the last answer before the CPU is read.
     # First, long before the sockets' periodic session checks (SESSION_CHECK_SECONDS
     # after they opened) could fall into the window.
     cpu_sends = max(1, options.ws_sends // 2)
@@ -491,7 +491,8 @@ def run(options) -> list[Result]:
         cpu_row.notes.append(
             f"the server process's CPU time (/proc) over {report['cpu_sends']} messages posted one at a time, each "
             "until delivered, / messages: the POST (middleware, session, message_send), the events after commit "
-            "and their delivery, the unread count after the answer; the machine's other load slows it too"
+            "and their delivery (the recipient's unread badge counted in the message's statement, sent with its "
+            "copy), the notice task's enqueue; the machine's other load slows it too"
         )
     per_connection_kb = (report["rss_after"] - report["rss_before"]) / count / 1024
     memory.baseline, memory.baseline_label = report["rss_before"], f"{report['rss_before'] / 2**20:.1f} MB (0 open)"
@@ -521,7 +522,8 @@ def run(options) -> list[Result]:
     )
     answer.notes.append(
         "p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {max:.2f} ms: the same POST until its HTTP answer{cpu} "
-        "(POST, events, the unread count after the answer, delivery; {n} messages one at a time, each until delivered, "
+        "(POST, events, the recipient's badge with the copy, delivery; {n} messages one at a time, each until "
+        "delivered, "
         "{wall:.1f} s)".format(cpu=cpu_note, n=report["cpu_sends"], wall=report["cpu_wall_seconds"], **answer_stats)
     )
     memory.notes.append(
