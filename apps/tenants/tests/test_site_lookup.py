@@ -1,6 +1,6 @@
 """The site of a host (apps.tenants.middleware.site_for_host): its domain, site and
-company in one statement compiled once per process, its minimum message costs in a
-second; unknown hosts are never kept."""
+company in one statement, its minimum message costs in a second, both compiled once per
+process; unknown hosts are never kept."""
 
 import time
 from unittest import mock
@@ -46,8 +46,8 @@ def test_the_lookup_is_compiled_once_and_each_host_gets_its_own_site(site, gay_s
     with compiles as as_sql:
         found = site_for_host(other)
     assert found.pk == gay_site.pk
-    # Only the costs' prefetch is compiled: the domain's statement is the kept one.
-    assert as_sql.call_count == 1
+    # Both statements are the kept ones: the domain's and the costs'.
+    assert as_sql.call_count == 0
 
 
 def test_an_unknown_host_is_none_and_not_kept(site):
@@ -149,3 +149,22 @@ def test_a_committed_change_to_a_site_counts_the_generation_up(site, django_capt
     for callback in committed:
         callback()
     assert int(client.get(middleware._generation_key())) == before + 1
+
+
+def test_the_kept_costs_read_as_the_orm_s_prefetch(site):
+    from apps.tenants.models import MinimumMessageCost
+
+    MinimumMessageCost.objects.create(site=site, country="DE", costs=7, currency="EUR")
+    MinimumMessageCost.objects.create(site=site, country="FR", costs=9, currency="EUR")
+    host = _host(site)
+    site_cache_clear()
+    connection.set_schema_to_public()
+    found = site_for_host(host)
+    with CaptureQueriesContext(connection) as captured:
+        costs = list(found.minimum_message_costs.all())
+        assert all(cost.site is found for cost in costs)
+        assert sorted((str(cost.country), cost.costs) for cost in costs) == [("DE", 7), ("FR", 9)]
+    assert len(captured) == 0
+    assert [cost.pk for cost in costs] == list(
+        MinimumMessageCost.objects.filter(site=site).order_by("pk").values_list("pk", flat=True)
+    )
