@@ -4,6 +4,7 @@ An unknown host gets the generic 404 page: never another site's content."""
 
 import logging
 import os
+import secrets
 import threading
 import time
 from collections import OrderedDict
@@ -47,6 +48,19 @@ _checked = [0.0]
 _generation: list[bytes | None] = [None]
 _checker_pid = [0]
 _checker_lock = threading.Lock()
+# A change committed while Redis did not answer: the checker thread announces it.
+_unannounced = [False]
+
+
+def _after_fork() -> None:
+    """A child of a fork gets new locks (the parent's checker thread may have held one)
+    and starts its own checker on its first lookup."""
+    global _site_cache_lock, _checker_lock
+    _site_cache_lock = threading.Lock()
+    _checker_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork)
 
 
 def site_cache_clear() -> None:
@@ -71,7 +85,9 @@ def sites_check() -> bool:
     reading. Returns whether it was read. The checker thread calls it every
     SITE_CHECK_SECONDS."""
     try:
-        value = _redis_client().get(_generation_key()) or b"0"
+        if _unannounced[0]:
+            _announce()
+        value = _redis_client().get(_generation_key()) or b""
     except (RedisError, OSError) as exc:  # Redis away: the kept sites age out in SITE_UNCHECKED_SECONDS
         _checker_failed(exc)
         return False
@@ -84,21 +100,31 @@ def sites_check() -> bool:
 
 
 def sites_changed() -> None:
-    """Count the sites' generation up (after a commit): every process drops its kept sites
-    within SITE_CHECK_SECONDS; this one at once."""
+    """Give the sites' generation a new value (after a commit): every process drops its
+    kept sites within SITE_CHECK_SECONDS; this one at once. When Redis does not answer,
+    the checker thread gives it the new value as soon as it does."""
     site_cache_clear()
     try:
-        value = _redis_client().incr(_generation_key())
+        _announce()
     except (RedisError, OSError):
+        _unannounced[0] = True
         logger.warning(
-            "the sites' generation was not counted up: other processes keep their sites up to %s s",
-            SITE_UNCHECKED_SECONDS,
+            "a change to a site is not announced yet: other processes keep their sites until it is (%s s at most)",
+            SITE_CACHE_SECONDS,
             exc_info=True,
         )
-        return
-    if _generation[0] is not None and int(_generation[0]) == value - 1:
-        # Only this change since the last reading: this process has dropped its sites.
-        _generation[0] = str(value).encode()
+
+
+def _announce() -> None:
+    """A new random value (not a count, which a Redis restarted empty could bring back to
+    a value already read); when the previous value is the one this process read last,
+    this change was the only one since, and this process, which has dropped its sites,
+    need not drop them again at its next reading."""
+    value = secrets.token_hex(8).encode()
+    previous = _redis_client().set(_generation_key(), value, get=True) or b""
+    _unannounced[0] = False
+    if previous == _generation[0]:
+        _generation[0] = value
 
 
 _client: list = [None, 0]

@@ -88,7 +88,7 @@ def test_a_change_another_process_committed_drops_the_kept_sites_at_the_next_che
     assert middleware.sites_check()
     site_for_host(host)
     assert site_cached(host) is not None
-    middleware._redis_client().incr(middleware._generation_key())  # another process's change
+    middleware._redis_client().set(middleware._generation_key(), b"another")  # another process's change
     assert middleware.sites_check()
     assert site_cached(host) is None
     assert _read_twice(host) == 0  # kept again, and the next check keeps it
@@ -140,15 +140,28 @@ def test_a_lookup_that_read_before_a_clear_does_not_keep_what_it_read(site):
     assert site_cached(host) is None
 
 
-def test_a_committed_change_to_a_site_counts_the_generation_up(site, django_capture_on_commit_callbacks):
+def test_a_committed_change_to_a_site_gives_the_generation_a_new_value(site, django_capture_on_commit_callbacks):
     client = middleware._redis_client()
-    before = int(client.get(middleware._generation_key()) or 0)
+    before = client.get(middleware._generation_key())
     with django_capture_on_commit_callbacks(execute=False) as committed:
         site.save(update_fields=["name"])  # as the admin's save
-    assert int(client.get(middleware._generation_key()) or 0) == before  # not before the commit
+    assert client.get(middleware._generation_key()) == before  # not before the commit
     for callback in committed:
         callback()
-    assert int(client.get(middleware._generation_key())) == before + 1
+    assert client.get(middleware._generation_key()) not in (before, None)
+
+
+def test_a_change_redis_did_not_take_is_announced_by_the_next_check(site):
+    client = middleware._redis_client()
+    assert middleware.sites_check()
+    before = client.get(middleware._generation_key())
+    with mock.patch.object(middleware, "_redis_client", side_effect=ConnectionError("refused")):
+        middleware.sites_changed()
+    assert middleware._unannounced[0]
+    assert client.get(middleware._generation_key()) == before
+    assert middleware.sites_check()
+    assert not middleware._unannounced[0]
+    assert client.get(middleware._generation_key()) not in (before, None)
 
 
 def test_the_kept_costs_read_as_the_orm_s_prefetch(site):
