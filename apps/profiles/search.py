@@ -15,7 +15,7 @@ from datetime import date, datetime
 from functools import cache, cached_property
 
 from django.db import connection
-from django.db.models.base import ModelState
+from django.db.models.base import Model, ModelState
 from django.db.models.signals import post_init, pre_init
 from django.http import QueryDict
 from django.utils import timezone
@@ -470,12 +470,14 @@ def _quick_maker(kind: str):
 def _maker(kind: str):
     """A function making instances from rows of `kind` (_row_fields). The ORM's own
     `from_db` when a receiver listens to the model's creation (an image field's
-    dimensions) or a value needs converting, else the same made directly: the ORM's
+    dimensions), the model has an `__init__` or `from_db` of its own, or a value needs
+    converting, else the same made directly: the ORM's
     `__init__` walks every field of the model per row, which cost a page of 25 cards more
     than reading it."""
     model, fields = _row_fields(kind)
     quick = _quick_maker(kind)
-    if quick is None or pre_init.has_listeners(model) or post_init.has_listeners(model):
+    own = model.__init__ is not Model.__init__ or model.from_db.__func__ is not Model.from_db.__func__
+    if quick is None or own or pre_init.has_listeners(model) or post_init.has_listeners(model):
         return lambda values: _orm_instance(model, fields, values)
     return quick
 

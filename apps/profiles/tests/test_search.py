@@ -553,6 +553,24 @@ class TestRowsAsTheOrmMakesThem:
         assert [profile.name for profile in profiles] == ["seen"]
         assert profiles[0] in made
 
+    def test_through_the_orm_when_the_model_has_its_own_from_db(self, site, client_for, monkeypatch):
+        _client, me = member_client(site, client_for)
+        made = []
+        original = Profile.from_db.__func__
+
+        def from_db(cls, db, field_names, values):
+            instance = original(cls, db, field_names, values)
+            made.append(instance)
+            return instance
+
+        monkeypatch.setattr(Profile, "from_db", classmethod(from_db))
+        with on_site(site):
+            make_profile(name="own")
+            search = search_params_parse(site=site, viewer=me.user, params={"gender": "all"})
+            profiles = _listed(*page_sql(search.filters, hidden=search.hidden))
+        assert [profile.name for profile in profiles] == ["own"]
+        assert profiles[0] in made
+
 
 # --- The page ------------------------------------------------------------------------
 
