@@ -39,17 +39,21 @@ SITE_UNCHECKED_SECONDS = 10.0
 SITE_CACHE_MAX_ENTRIES = 4096
 _site_cache: OrderedDict[str, tuple[float, Site]] = OrderedDict()
 _site_cache_lock = threading.Lock()
-# Counted up by every clear: a lookup that read the database before a clear does not
-# keep what it read after it.
-_clears = [0]
-# The last reading of the generation (monotonic time) and its value; the process whose
-# thread reads it.
-_checked = [0.0]
-_generation: list[bytes | None] = [None]
-_checker_pid = [0]
 _checker_lock = threading.Lock()
-# A change committed while Redis did not answer: the checker thread announces it.
-_unannounced = [False]
+
+
+class _Generation:
+    """What this process knows of the sites' generation."""
+
+    clears = 0  # counted up by every clear: a lookup that read before one does not keep it
+    checked = 0.0  # monotonic time of the last reading
+    value: bytes | None = None  # the last value read
+    pid = 0  # the process whose checker thread runs
+    unannounced = False  # a change committed while Redis did not answer
+    failing = False  # the last reading failed (logged once)
+
+
+_generation = _Generation()
 
 
 def _after_fork() -> None:
@@ -65,12 +69,12 @@ os.register_at_fork(after_in_child=_after_fork)
 
 def site_cache_clear() -> None:
     with _site_cache_lock:
-        _clears[0] += 1
+        _generation.clears += 1
         _site_cache.clear()
 
 
 def _fresh_until(expires: float) -> float:
-    return min(expires, _checked[0] + SITE_UNCHECKED_SECONDS)
+    return min(expires, _generation.checked + SITE_UNCHECKED_SECONDS)
 
 
 def _generation_key() -> str:
@@ -85,17 +89,19 @@ def sites_check() -> bool:
     reading. Returns whether it was read. The checker thread calls it every
     SITE_CHECK_SECONDS."""
     try:
-        if _unannounced[0]:
+        if _generation.unannounced:
             _announce()
         value = _redis_client().get(_generation_key()) or b""
     except (RedisError, OSError) as exc:  # Redis away: the kept sites age out in SITE_UNCHECKED_SECONDS
-        _checker_failed(exc)
+        if not _generation.failing:
+            _generation.failing = True
+            logger.warning("the sites' generation could not be read: %s", exc)
         return False
-    if value != _generation[0]:
+    if value != _generation.value:
         site_cache_clear()
-        _generation[0] = value
-    _checked[0] = time.monotonic()
-    _checker_failing[0] = False
+        _generation.value = value
+    _generation.checked = time.monotonic()
+    _generation.failing = False
     return True
 
 
@@ -107,7 +113,7 @@ def sites_changed() -> None:
     try:
         _announce()
     except (RedisError, OSError):
-        _unannounced[0] = True
+        _generation.unannounced = True
         logger.warning(
             "a change to a site is not announced yet: other processes keep their sites until it is (%s s at most)",
             SITE_CACHE_SECONDS,
@@ -122,47 +128,34 @@ def _announce() -> None:
     need not drop them again at its next reading."""
     value = secrets.token_hex(8).encode()
     previous = _redis_client().set(_generation_key(), value, get=True) or b""
-    _unannounced[0] = False
-    if previous == _generation[0]:
-        _generation[0] = value
-
-
-_client: list = [None, 0]
-_checker_failing = [False]
+    _generation.unannounced = False
+    if previous == _generation.value:
+        _generation.value = value
 
 
 def _redis_client():
-    """A client of the default cache's Redis, this process's own (made again after a fork)."""
-    import redis
+    """The default cache's Redis client (its shared pool and timeouts; redis-py's pool
+    makes its connections anew in a forked child)."""
+    from django.core.cache import caches
 
-    if _client[0] is None or _client[1] != os.getpid():
-        location = settings.CACHES["default"]["LOCATION"]
-        _client[0] = redis.Redis.from_url(location, socket_timeout=2, socket_connect_timeout=2)
-        _client[1] = os.getpid()
-    return _client[0]
-
-
-def _checker_failed(exc: BaseException) -> None:
-    if not _checker_failing[0]:
-        _checker_failing[0] = True
-        logger.warning("the sites' generation could not be read: %s", exc)
+    return caches["default"]._cache.get_client(write=True)
 
 
 def _checker_ensure() -> None:
     """Start this process's checker thread (again after a fork)."""
     pid = os.getpid()
-    if _checker_pid[0] == pid:
+    if _generation.pid == pid:
         return
     with _checker_lock:
-        if _checker_pid[0] == pid:
+        if _generation.pid == pid:
             return
-        _checker_pid[0] = pid
+        _generation.pid = pid
         sites_check()
         threading.Thread(target=_checker_run, args=(pid,), name="sites-generation", daemon=True).start()
 
 
 def _checker_run(pid: int) -> None:
-    while _checker_pid[0] == pid:
+    while _generation.pid == pid:
         time.sleep(SITE_CHECK_SECONDS)
         try:
             sites_check()
@@ -211,14 +204,14 @@ def site_for_host(hostname: str) -> Site | None:
     cached = _site_cache.get(hostname)
     if cached and _fresh_until(cached[0]) > now:
         return cached[1]
-    clears = _clears[0]
+    clears = _generation.clears
     domains = _DOMAIN.objects(hostname=hostname)
     site = domains[0].tenant if domains else None
     if site is None:
         return None
     _costs_prefetched(site)
     with _site_cache_lock:
-        if clears != _clears[0]:  # read before a change was committed: not kept
+        if clears != _generation.clears:  # read before a change was committed: not kept
             return site
         _site_cache[hostname] = (now + SITE_CACHE_SECONDS, site)
         _site_cache.move_to_end(hostname)

@@ -60,6 +60,16 @@ def test_an_unknown_host_is_none_and_not_kept(site):
 # --- how long a site is kept: the sites' generation --------------------------------------
 
 
+def _kept(site) -> str:
+    """The site's host, its site kept after a fresh reading of the generation."""
+    host = _host(site)
+    site_cache_clear()
+    connection.set_schema_to_public()
+    assert middleware.sites_check()
+    site_for_host(host)
+    return host
+
+
 def _read_twice(host: str) -> int:
     """Statements of a second lookup of `host` right after a first."""
     site_for_host(host)
@@ -69,11 +79,7 @@ def _read_twice(host: str) -> int:
 
 
 def test_a_site_is_kept_past_the_short_time_while_the_generation_answers(site):
-    host = _host(site)
-    site_cache_clear()
-    connection.set_schema_to_public()
-    assert middleware.sites_check()
-    site_for_host(host)
+    host = _kept(site)
     expires, kept = middleware._site_cache[host]
     assert expires - time.monotonic() > middleware.SITE_UNCHECKED_SECONDS  # kept longer than before
     with CaptureQueriesContext(connection) as captured:
@@ -82,11 +88,7 @@ def test_a_site_is_kept_past_the_short_time_while_the_generation_answers(site):
 
 
 def test_a_change_another_process_committed_drops_the_kept_sites_at_the_next_check(site):
-    host = _host(site)
-    site_cache_clear()
-    connection.set_schema_to_public()
-    assert middleware.sites_check()
-    site_for_host(host)
+    host = _kept(site)
     assert site_cached(host) is not None
     middleware._redis_client().set(middleware._generation_key(), b"another")  # another process's change
     assert middleware.sites_check()
@@ -109,15 +111,11 @@ def test_this_process_s_own_change_is_not_dropped_twice(site):
 
 
 def test_without_an_answer_a_kept_site_ages_out_as_before(site):
-    host = _host(site)
-    site_cache_clear()
-    connection.set_schema_to_public()
-    assert middleware.sites_check()
-    site_for_host(host)
+    host = _kept(site)
     failing = mock.patch.object(middleware, "_redis_client", side_effect=ConnectionError("refused"))
     with failing:
         assert not middleware.sites_check()
-        middleware._checked[0] = time.monotonic() - middleware.SITE_UNCHECKED_SECONDS - 1
+        middleware._generation.checked = time.monotonic() - middleware.SITE_UNCHECKED_SECONDS - 1
         assert site_cached(host)[1] > 0  # past its time
         with CaptureQueriesContext(connection) as captured:
             site_for_host(host)
@@ -157,10 +155,10 @@ def test_a_change_redis_did_not_take_is_announced_by_the_next_check(site):
     before = client.get(middleware._generation_key())
     with mock.patch.object(middleware, "_redis_client", side_effect=ConnectionError("refused")):
         middleware.sites_changed()
-    assert middleware._unannounced[0]
+    assert middleware._generation.unannounced
     assert client.get(middleware._generation_key()) == before
     assert middleware.sites_check()
-    assert not middleware._unannounced[0]
+    assert not middleware._generation.unannounced
     assert client.get(middleware._generation_key()) not in (before, None)
 
 
