@@ -28,6 +28,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from apps.accounts.models import MAIL_STOPPED_BY, PushSubscription
+from apps.common.realtime import later
 from apps.notifications.models import ACCOUNT_MAIL, Channel, Notice
 
 logger = logging.getLogger(__name__)
@@ -138,8 +139,10 @@ def task_queue(name: str, *args, countdown: float = 0, **kwargs) -> None:
 
 
 def send_after_commit(notice_id: int, *, countdown: float = 0) -> None:
-    """Queue the send task once the row is committed. A broker that is away loses
-    nothing: the row waits in PostgreSQL for the sweep (tasks.notices_sweep)."""
+    """Queue the send task once the row is committed, and after the answer where the
+    view collects (apps.common.realtime.later: a chat message's answer does not wait for
+    the broker). A broker that is away, or a process that ends before the answer is
+    sent, loses nothing: the row waits in PostgreSQL for the sweep (tasks.notices_sweep)."""
 
     # The schema the notice was written in: a decision taken from the operators' host
     # (apps.moderation, inside tenant_context) commits after leaving the site's schema,
@@ -158,7 +161,7 @@ def send_after_commit(notice_id: int, *, countdown: float = 0) -> None:
         except Exception:  # Redis away: the sweep sends it
             logger.warning("notice %s not queued; the sweep will send it", notice_id, exc_info=True)
 
-    transaction.on_commit(queue)
+    transaction.on_commit(lambda: later(queue))
 
 
 def account_mail_queue(*, user, email: str, subject: str, text: str, html: str, sender: str) -> Notice | None:

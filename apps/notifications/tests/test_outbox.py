@@ -107,6 +107,41 @@ class TestEvents:
         assert to_ben.kind == to_anna.kind == "like"
         assert to_ben.items[0]["match"] is False and to_anna.items[0]["match"] is True
 
+    def test_the_send_task_is_queued_after_the_answer_where_the_view_collects(
+        self, site, anna_ben, monkeypatch, django_capture_on_commit_callbacks
+    ):
+        """A chat message's answer does not wait for the broker: the committed notice's
+        task is queued once the answer is sent (apps.common.realtime.after_response)."""
+        from apps.common.realtime import after_response, run_after_sent
+        from apps.notifications import outbox
+
+        queued = []
+        monkeypatch.setattr(outbox, "task_queue", lambda name, *args, **kwargs: queued.append((name, args)))
+        anna, ben = anna_ben
+        credits_give(site, anna.user, 10)
+        credits_give(site, ben.user, 10)
+
+        class Answer:
+            def __init__(self) -> None:
+                self._resource_closers = []
+
+        with after_response() as jobs:
+            with django_capture_on_commit_callbacks(execute=True):
+                send(site, anna, ben, "Hi Ben")
+            assert queued == []  # committed, but the answer is not out yet
+        (row,) = notices(site, ben.user)
+        answer = Answer()
+        run_after_sent(answer, jobs)
+        assert queued == []
+        for close in answer._resource_closers:
+            close()
+        assert queued == [(outbox.NOTICE_SEND_TASK, (row.pk,))]
+        # Outside a view that collects, it is queued at commit, as before.
+        with django_capture_on_commit_callbacks(execute=True):
+            send(site, ben, anna, "Hi Anna")
+        to_anna = notices(site, anna.user)
+        assert to_anna and queued[1:] == [(outbox.NOTICE_SEND_TASK, (row.pk,)) for row in to_anna]
+
 
 class TestSending:
     def test_an_unread_message_becomes_an_email_with_a_deep_link_and_one_click_unsubscribe(self, site, anna_ben):
