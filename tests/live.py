@@ -16,6 +16,7 @@ from django.db import connection
 from django.test import Client
 
 from apps.accounts.models import User
+from apps.accounts.services.directory import directory_remove
 from apps.chat.models import Conversation
 from conftest import on_site
 
@@ -94,6 +95,7 @@ class Committed:
                 with on_site(site):
                     Conversation.objects.filter(participants__user_id=user_id).delete()
                     User.objects.filter(pk=user_id).delete()
+                directory_remove(site_id=site.pk, member_id=user_id)  # the public schema's row
 
         in_thread(delete)
 
