@@ -179,6 +179,20 @@ def volatile_get(key: str, default=None):
     return value
 
 
+def volatile_get_many(keys: list[str]) -> dict | None:
+    """`cache.get_many` on the evictable cache (one round trip), failing open: None
+    without the cache."""
+    if not volatile_available():
+        return None
+    try:
+        values = caches[volatile_alias()].get_many(keys)
+    except CACHE_ERRORS as exc:
+        volatile_failed(exc)
+        return None
+    volatile_answered()
+    return values
+
+
 def volatile_set(key: str, value, timeout: float) -> None:
     """`cache.set` on the evictable cache; a cache that is away keeps nothing."""
     if not volatile_available():

@@ -11,9 +11,10 @@ import binascii
 import hashlib
 import json
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from functools import cache, cached_property
 
+from django.conf import settings
 from django.db import connection
 from django.db.models.base import Model, ModelState
 from django.db.models.signals import post_init, pre_init
@@ -24,7 +25,7 @@ from django.utils.translation import gettext as _
 
 # Up to accounts: visitors from a partner's link may search where the site allows it (the tracking cookie).
 from apps.accounts.tracking import has_tracking_network
-from apps.common.cache import volatile_get, volatile_get_or_set, volatile_set
+from apps.common.cache import volatile_get, volatile_get_many, volatile_get_or_set, volatile_set
 from apps.common.exceptions import ApplicationError
 from apps.profiles.cards import CARD_FIELDS, profile_cards
 from apps.profiles.models import (
@@ -597,10 +598,12 @@ def page_sql(
     from_sql, where, params = _matches_sql(filters, hidden=hidden, leave_out=leave_out)
     own_fields, photo_fields = _card_fields()
     photo_table = _q(Photo._meta.db_table)
-    columns = ", ".join(
-        [_column(Profile, item.name) for item in own_fields] + [_column(Photo, item.name) for item in photo_fields]
-    )
     created, pk = _column(Profile, "created"), _column(Profile, "id")
+    columns = ", ".join(
+        [_CREATED_MICROSECONDS.format(created) if index == _created_at() else _column(Profile, item.name)
+         for index, item in enumerate(own_fields)]
+        + [_column(Photo, item.name) for item in photo_fields]
+    )  # fmt: skip
     if cursor is not None:
         where += f" AND {created} <= %s AND ({created} < %s OR {pk} < %s)"
         params += [cursor[0], cursor[0], cursor[1]]
@@ -616,18 +619,42 @@ def page_sql(
     return sql, params
 
 
+# A page's `created` is read as microseconds since the epoch: Django reads a timestamp with
+# a time zone through a loader of its own written in Python (psycopg's own is in C), which
+# cost 0.1 ms of CPU per page of 25 rows, a third of reading the rows. The number becomes
+# the same datetime, in the connection's zone, as that loader gives.
+_CREATED_MICROSECONDS = "(EXTRACT(EPOCH FROM {}) * 1000000)::bigint"
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@cache
+def _created_at() -> int | None:
+    """Where `created` is among the card's own fields, when it is read as a number (with
+    time zones on; without, Django's loader gives naive local times and it is read as it is)."""
+    if not settings.USE_TZ:
+        return None
+    return next(index for index, item in enumerate(_card_fields()[0]) if item.name == "created")
+
+
 def _listed(sql: str, params: list) -> list[Profile]:
     """The rows of `page_sql` as profiles with their main photo loaded, as the ORM's
     `select_related("main_photo").only(*CARD_FIELDS)` would make them."""
-    split = len(_card_fields()[0])
+    split, created_at = len(_card_fields()[0]), _created_at()
     main_photo = Profile._meta.get_field("main_photo")
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
+        zone = cursor.db.timezone
     make_profile, make_photo = _maker("card"), _maker("card photo")
     profiles = []
     for row in rows:
-        profile = make_profile(row[:split])
+        values = row[:split]
+        if created_at is not None:
+            created = _EPOCH + timedelta(microseconds=values[created_at])
+            if zone is not UTC:
+                created = created.astimezone(zone)
+            values = (*values[:created_at], created, *values[created_at + 1 :])
+        profile = make_profile(values)
         photo = make_photo(row[split:]) if row[split] is not None else None
         main_photo.set_cached_value(profile, photo)
         profiles.append(profile)
@@ -640,8 +667,10 @@ def _count_sql(filters: SearchFilters, hidden_users: tuple[int, ...] = (), hidde
     from_sql, where, params = _matches_sql(filters, hidden=None)
     params = list(params)
     hidden = []
+    # Without COALESCE: a profile without a user is simply not among them (NULL), and the
+    # conditions stay on the user and primary keys' indexes (a probe, not a scan of the matches).
     if hidden_users:
-        hidden.append(f"COALESCE({_column(Profile, 'user')} = ANY(%s), false)")
+        hidden.append(f"{_column(Profile, 'user')} = ANY(%s)")
         params.append(list(hidden_users))
     if hidden_profiles:
         hidden.append(f"{_column(Profile, 'id')} = ANY(%s)")
@@ -668,11 +697,20 @@ def _own_outside(own: Profile | None, filters: SearchFilters) -> bool:
     return own.country != filters.country if filters.country else own.country not in filters.countries
 
 
-def _count(filters: SearchFilters, hidden: Hidden | None) -> int:
+def _count_cache_key(filters: SearchFilters) -> str:
+    return f"search-count:{filters.key()}"
+
+
+def _count(filters: SearchFilters, hidden: Hidden | None, cached: dict | None = None) -> int:
     """Matches for this viewer: the count for every visitor is cached per site and filters
     for COUNT_TTL seconds (an exact count reads every match); what this viewer may not see
-    is subtracted with a query on the primary and user keys."""
-    total = volatile_get_or_set(f"search-count:{filters.key()}", lambda: _scalar(*_count_sql(filters)), COUNT_TTL)
+    is subtracted with a query on the primary and user keys. `cached`: entries already
+    read from the cache with others (the count's is used when there)."""
+    key = _count_cache_key(filters)
+    if cached and key in cached:
+        total = cached[key]
+    else:
+        total = volatile_get_or_set(key, lambda: _scalar(*_count_sql(filters)), COUNT_TTL)
     if hidden is not None:
         total -= _scalar(*_count_sql(filters, hidden.users, hidden.profiles))
     return max(total, 0)
@@ -717,10 +755,13 @@ def search_run(*, site: Site, viewer, search: SearchRequest) -> SearchResult:
     filters = search.filters
     hidden = search.hidden if search.hidden is not None else _viewer_hidden(viewer)
     cursor = search.cursor
+    cached = None
     if cursor is None and search.page > 1:
-        cached = volatile_get(_cursor_cache_key(filters, viewer, search.page))
-        if cached:
-            cursor = _decode_cursor(cached)
+        # The cursor the server kept and the count, in one round trip.
+        cursor_key = _cursor_cache_key(filters, viewer, search.page)
+        cached = volatile_get_many([cursor_key, _count_cache_key(filters)])
+        if cached and cached.get(cursor_key):
+            cursor = _decode_cursor(cached[cursor_key])
     if cursor is not None:
         rows = _listed(*page_sql(filters, hidden=hidden, cursor=cursor, limit=PAGE_SIZE + 1))
     else:
@@ -736,7 +777,7 @@ def search_run(*, site: Site, viewer, search: SearchRequest) -> SearchResult:
 
     def count(counted: SearchFilters) -> int:
         # Without blocks, only the viewer's own profile can differ from a visitor's count.
-        return _count(counted, hidden if blocks or not _own_outside(own, counted) else None)
+        return _count(counted, hidden if blocks or not _own_outside(own, counted) else None, cached)
 
     num_results = count(filters)
 

@@ -524,6 +524,10 @@ class TestRowsAsTheOrmMakesThem:
             )
         assert [profile.name for profile in made] == ["cam", "plain", "photo"]
         assert [loaded(profile) for profile in made] == [loaded(profile) for profile in orm]
+        # `created` is read as a number and made again: the same instant in the same zone.
+        assert [(profile.created, profile.created.tzinfo) for profile in made] == [
+            (profile.created, profile.created.tzinfo) for profile in orm
+        ]
         assert loaded(made[2].main_photo) == loaded(orm[2].main_photo)
         assert made[0].country.code == "GB" and made[2].main_photo.width == 400
 
