@@ -19,7 +19,8 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
-from urllib.parse import urlsplit
+from typing import NamedTuple
+from urllib.parse import SplitResult, urlsplit
 
 from aiohttp.abc import AbstractResolver, ResolveResult
 
@@ -56,6 +57,12 @@ def https_host(url, *, max_length: int) -> str | None:
     """The host of a URL the server may connect to (https, port 443, no user or
     password, printable, at most `max_length`), or None. Says nothing about the host's
     addresses."""
+    parts = _https_parts(url, max_length=max_length)
+    return None if parts is None else parts.hostname
+
+
+def _https_parts(url, *, max_length: int) -> SplitResult | None:
+    """https_host's rule: the URL's parts when it holds, else None."""
     if not isinstance(url, str) or len(url) > max_length or not url.isprintable():
         return None
     try:
@@ -65,7 +72,7 @@ def https_host(url, *, max_length: int) -> str | None:
         return None
     if parts.scheme != "https" or port != HTTPS_PORT or not parts.hostname or parts.username or parts.password:
         return None
-    return parts.hostname
+    return parts
 
 
 def numeric_host(host: str) -> bool:
@@ -78,26 +85,44 @@ def url_refusal(url: str, *, checked: bool, max_length: int) -> str:
     """Why the server does not connect to `url` ("" when it may), from the URL alone:
     https on port 443 with a host name or a public address (checked), or any http(s)
     URL (check off)."""
+    return url_split_refusal(url, checked=checked, max_length=max_length)[1]
+
+
+class Target(NamedTuple):
+    """A URL the server may connect to: its parts (urlsplit's), host name and port."""
+
+    parts: SplitResult
+    host: str
+    port: int | None
+
+
+def url_split_refusal(url: str, *, checked: bool, max_length: int) -> tuple[Target | None, str]:
+    """url_refusal, with the URL's Target when it may be connected to, for a caller that
+    needs its parts too (the URL split once)."""
     if not checked:
         try:
             parts = urlsplit(url)
-            parts.port  # noqa: B018 - raises ValueError for a port out of range
+            port = parts.port
         except ValueError:
-            return "not a URL"
-        return "" if parts.scheme in ("http", "https") and parts.hostname else "not an http(s) URL"
-    host = https_host(url, max_length=max_length)
-    if host is None:
-        return "not an https URL on port 443"
+            return None, "not a URL"
+        host = parts.hostname
+        if parts.scheme not in ("http", "https") or not host:
+            return None, "not an http(s) URL"
+        return Target(parts, host, port), ""
+    parts = _https_parts(url, max_length=max_length)
+    if parts is None:
+        return None, "not an https URL on port 443"
+    host = parts.hostname
     try:
         literal = socket.inet_pton(socket.AF_INET6 if ":" in host else socket.AF_INET, host)
     except OSError:
         literal = None
     # An address in the URL is connected to without a lookup: it is checked here.
     if literal is not None and not address_public(host):
-        return f"{host} is not a public address"
+        return None, f"{host} is not a public address"
     if literal is None and numeric_host(host):
-        return f"{host} is not a canonical address"
-    return ""
+        return None, f"{host} is not a canonical address"
+    return Target(parts, host, HTTPS_PORT), ""
 
 
 def refused_by_us(error: BaseException | None) -> EndpointRefused | None:

@@ -472,6 +472,58 @@ def test_push_an_interim_answer_is_skipped(local):
     server.close()
 
 
+def test_push_no_answer_within_the_push_timeout_is_a_retry(local, monkeypatch):
+    """A push service that takes the request and never answers: the push is a retry
+    once its time is up, and the batch's other pushes are answered meanwhile."""
+    silent_socket = socket.socket()  # listens, never accepts: a connection that never answers
+    silent_socket.bind(("127.0.0.1", 0))
+    silent_socket.listen()
+    server = RawServer([b"HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"] * 2)
+    monkeypatch.setattr(webpush, "PUSH_TIMEOUT", 0.3)
+    monkeypatch.setattr(webpush, "EXPIRY_TICK", 0.05)
+    endpoints = [f"http://127.0.0.1:{silent_socket.getsockname()[1]}/push/x", server.url, server.url]
+    answers = pushes_send([_request(endpoint) for endpoint in endpoints], in_flight=2)
+    assert [answer.outcome for answer in answers] == [RETRY, DELIVERED, DELIVERED]
+    silent_socket.close()
+    server.close()
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        b"HTTP/1.1 201 Created\r\nContent-Length: 5\r\n\r\nhello",
+        b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 429 Slow\r\nRetry-After: 30\r\nContent-Length: 2\r\n\r\nno",
+        b"HTTP/1.1 400 Bad\r\nTransfer-Encoding: chunked\r\n\r\n5;x=y\r\nslow \r\n3\r\nnow\r\n0\r\nA: b\r\n\r\n",
+        b"HTTP/1.1 204 No Content\r\n\r\n",
+    ],
+)
+def test_push_an_answer_arriving_in_pieces_is_read_when_whole(answer):
+    """The answer is parsed from what has arrived each time something arrives: any cut
+    of it is incomplete, the whole is the answer, and what follows is left."""
+    whole = webpush._parse_answer(answer + b"HTTP/1.1", eof=False)
+    assert whole is not None and whole[0] == len(answer)
+    for cut in range(len(answer)):
+        assert webpush._parse_answer(answer[:cut], eof=False) is None
+        with pytest.raises(OSError):  # the connection ended inside the answer
+            webpush._parse_answer(answer[:cut], eof=True)
+
+
+def test_push_a_body_to_the_end_of_the_connection_is_read_when_it_ends():
+    answer = b"HTTP/1.1 410 Gone\r\n\r\nunsubscribed"
+    assert webpush._parse_answer(answer, eof=False) is None
+    assert webpush._parse_answer(answer, eof=True) == (len(answer), 410, {}, "unsubscribed", False)
+
+
+def test_push_bytes_after_an_answer_are_not_taken_for_the_next(local):
+    """A push service that sends more than its answer: the connection is not used again
+    (what it sent is no answer to the next request)."""
+    server = RawServer([b"HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\nHTTP/1.1 410 Gone\r\n\r\n"] * 2)
+    assert push_send(**_request(server.url)).outcome == DELIVERED
+    assert push_send(**_request(server.url)).outcome == DELIVERED
+    assert server.connections == 2
+    server.close()
+
+
 # --- TLS: the certificate is checked for the endpoint's name --------------------------
 
 
