@@ -1,6 +1,8 @@
 """{% include_kept "name.html" var=value ... %}: an include rendered once per process for
-the same inputs, for the partials a visitor's page repeats (a lander's 24 cards, the home
-page's tiles), which are most of its render.
+the same inputs, for a partial every page of a site repeats as it is (the footer). The
+landers' cards and photos are written out in Python instead
+(apps.landers.templatetags.lander_cards): the key of a kept card cost about as much as
+rendering it that way.
 
 The partial sees only the variables named, the site (`site`) and its company (`company`)
 and the page's language and time zone, never the rest of the page's context: what it shows is a function of exactly
