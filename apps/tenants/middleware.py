@@ -10,7 +10,10 @@ import time
 from collections import OrderedDict
 
 from django.conf import settings
+from django.contrib.postgres.aggregates import JSONBAgg
 from django.db import connection
+from django.db.models import OuterRef, Subquery
+from django.db.models.functions import JSONObject
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django_tenants.middleware.main import TenantMainMiddleware
@@ -176,22 +179,37 @@ def site_cached(hostname: str) -> tuple[Site, float] | None:
 
 
 # A site's first request in SITE_CACHE_SECONDS (with many sites, many of a process's
-# lookups) reads its domain, site and company: compiled once per process, not per lookup
-# (docs/bench.md, "landing" at full size).
+# lookups) reads its domain, site and company, and the site's minimum message costs, which
+# every page that prices a message reads, as one JSON array beside them: one statement,
+# compiled once per process, not per lookup (docs/bench.md, "landing" at full size).
+_COST_FIELDS = ("id", "site_id", "country", "costs", "currency")
 _DOMAIN = PreparedQuery(
-    lambda hostname: Domain.objects.select_related("tenant", "tenant__company").filter(domain=hostname).order_by()[:1]
+    lambda hostname: (
+        Domain.objects.select_related("tenant", "tenant__company")
+        .annotate(
+            site_costs=Subquery(
+                MinimumMessageCost.objects.filter(site_id=OuterRef("tenant_id"))
+                .order_by()
+                .values("site_id")
+                .annotate(rows=JSONBAgg(JSONObject(**{name: name for name in _COST_FIELDS}), order_by="id"))
+                .values("rows")
+            )
+        )
+        .filter(domain=hostname)
+        .order_by()[:1]
+    )
 )
-# And the site's minimum message costs, which every page that prices a message reads.
-_COSTS = PreparedQuery(lambda site_id: MinimumMessageCost.objects.filter(site_id=site_id).order_by("pk"))
 
 
-def _costs_prefetched(site: Site) -> None:
+def _costs_prefetched(site: Site, rows: list[dict] | None) -> None:
     """`site.minimum_message_costs.all()` answered without a query, as
-    prefetch_related_objects leaves it, from the kept statement."""
-    costs = _COSTS.objects(site_id=site.pk)
+    prefetch_related_objects leaves it, from the rows read with the domain."""
     field = MinimumMessageCost._meta.get_field("site")
-    for cost in costs:
+    costs = []
+    for row in rows or ():
+        cost = MinimumMessageCost.from_db(connection.alias, _COST_FIELDS, tuple(row[name] for name in _COST_FIELDS))
         field.set_cached_value(cost, site)
+        costs.append(cost)
     queryset = site.minimum_message_costs.all()
     queryset._result_cache = costs
     queryset._prefetch_done = True
@@ -206,10 +224,10 @@ def site_for_host(hostname: str) -> Site | None:
         return cached[1]
     clears = _generation.clears
     domains = _DOMAIN.objects(hostname=hostname)
-    site = domains[0].tenant if domains else None
-    if site is None:
+    if not domains:
         return None
-    _costs_prefetched(site)
+    site = domains[0].tenant
+    _costs_prefetched(site, domains[0].site_costs)
     with _site_cache_lock:
         if clears != _generation.clears:  # read before a change was committed: not kept
             return site

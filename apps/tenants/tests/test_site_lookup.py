@@ -1,6 +1,6 @@
-"""The site of a host (apps.tenants.middleware.site_for_host): its domain, site and
-company in one statement, its minimum message costs in a second, both compiled once per
-process; unknown hosts are never kept."""
+"""The site of a host (apps.tenants.middleware.site_for_host): its domain, site, company
+and minimum message costs in one statement, compiled once per process; unknown hosts are
+never kept."""
 
 import time
 from unittest import mock
@@ -20,8 +20,10 @@ def _host(site) -> str:
     return site.domains.order_by("pk").first().domain
 
 
-def test_a_host_is_read_with_its_site_company_and_message_costs_in_two_statements(site):
+def test_a_host_is_read_with_its_site_company_and_message_costs_in_one_statement(site):
     host = _host(site)
+    site.minimum_message_costs.create(country="FR", costs=3, currency="EUR")
+    site.minimum_message_costs.create(country="GB", costs=12, currency="GBP")
     site_cache_clear()
     connection.set_schema_to_public()
     with CaptureQueriesContext(connection) as captured:
@@ -30,10 +32,16 @@ def test_a_host_is_read_with_its_site_company_and_message_costs_in_two_statement
         assert found.company_id is None or found.company is not None
         costs = list(found.minimum_message_costs.all())
     assert found.pk == site.pk and found.schema_name == site.schema_name
-    assert costs == list(site.minimum_message_costs.all())
+    assert costs == list(site.minimum_message_costs.order_by("pk"))
+    assert [(cost.country.code, cost.costs, cost.currency, cost.site_id) for cost in costs] == [
+        ("FR", 3, "EUR", site.pk),
+        ("GB", 12, "GBP", site.pk),
+    ]
+    assert costs[0].site is found and not costs[0]._state.adding
     statements = [query["sql"] for query in captured if "search_path" not in query["sql"]]
-    assert len(statements) == 2, statements
+    assert len(statements) == 1, statements
     assert '"tenants_domain"' in statements[0] and '"tenants_site"' in statements[0]
+    assert '"tenants_minimummessagecost"' in statements[0]
     assert site_cached(host)[0].pk == site.pk
 
 
@@ -46,7 +54,7 @@ def test_the_lookup_is_compiled_once_and_each_host_gets_its_own_site(site, gay_s
     with compiles as as_sql:
         found = site_for_host(other)
     assert found.pk == gay_site.pk
-    # Both statements are the kept ones: the domain's and the costs'.
+    # The statement is the kept one.
     assert as_sql.call_count == 0
 
 
@@ -119,7 +127,8 @@ def test_without_an_answer_a_kept_site_ages_out_as_before(site):
         assert site_cached(host)[1] > 0  # past its time
         with CaptureQueriesContext(connection) as captured:
             site_for_host(host)
-    assert len([query for query in captured if "search_path" not in query["sql"]]) == 2
+    # Read again: the domain with its site, company and costs.
+    assert len([query for query in captured if "search_path" not in query["sql"]]) == 1
 
 
 def test_a_lookup_that_read_before_a_clear_does_not_keep_what_it_read(site):
