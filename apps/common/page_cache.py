@@ -746,7 +746,6 @@ def _csrf_cookie(secret: str) -> bytes:
 
 # --- Redis -----------------------------------------------------------------------------
 
-_clients: dict = {}
 _sync_clients: dict = {}
 _sync_lock = threading.Lock()
 
@@ -763,31 +762,11 @@ def _timeouts() -> dict:
     }
 
 
-def _async_client():
-    """A redis.asyncio client of the running event loop and the cache's location."""
-    key = (asyncio.get_running_loop(), _location())
-    client = _clients.get(key)
-    if client is None:
-        import redis.asyncio
-
-        # Under a burst more lookups than connections are under way at once: they wait
-        # their turn for a connection (up to the socket timeout) instead of failing with
-        # "too many connections", which would mark the cache away for every visitor.
-        timeouts = _timeouts()
-        pool = redis.asyncio.BlockingConnectionPool.from_url(
-            key[1], max_connections=REDIS_CONNECTIONS, timeout=timeouts["socket_timeout"], **timeouts
-        )
-        client = redis.asyncio.Redis(connection_pool=pool)
-        _clients.clear()  # one loop per server process; a test's finished loops go
-        _clients[key] = client
-    return client
-
-
 _lookups: dict = {}
 
 
 def _async_lookups() -> AsyncCommands:
-    """The page lookups of the running event loop and the cache's location."""
+    """The page lookups and stores of the running event loop and the cache's location."""
     key = (asyncio.get_running_loop(), _location())
     lookups = _lookups.get(key)
     if lookups is None:
@@ -881,16 +860,25 @@ redis.call('HSET', name, variant, page)
 if redis.call('TTL', name) < 0 then redis.call('EXPIRE', name, ttl) end
 return 1
 """
+# The script's name for EVALSHA: Redis names scripts by the SHA-1 of their text.
+_SAVE_SHA = hashlib.sha1(_SAVE_SCRIPT.encode(), usedforsecurity=False).hexdigest()
 
 
 async def _save(schema: str, key: str, entry: Entry, path: str, family: str) -> bool:
     """Store the page (compressed: a page is mostly repeated markup); False when a cap
-    of the site said no."""
-    script = _async_client().register_script(_SAVE_SCRIPT)  # EVALSHA, EVAL the first time
+    of the site said no. Sent as EVALSHA on the lookups' connections (EVAL when the
+    server does not know the script yet, as redis-py's Script does)."""
+    from redis.exceptions import NoScriptError
+
     # Level 1: a third of the default's time on a page, for a few more bytes.
     page = zlib.compress(pickle.dumps((ENTRY_FORMAT, entry), protocol=pickle.HIGHEST_PROTOCOL), 1)
-    args = [key, page, STORE_SECONDS, path, family, SITE_PAGES, ADDRESS_VARIANTS, CAMPAIGNS]
-    return bool(await script(keys=[store_key(schema)], args=args))
+    args = (1, store_key(schema), key, page, STORE_SECONDS, path, family, SITE_PAGES, ADDRESS_VARIANTS, CAMPAIGNS)
+    commands = _async_lookups()
+    try:
+        stored = await commands.command("EVALSHA", _SAVE_SHA, *args)
+    except NoScriptError:
+        stored = await commands.command("EVAL", _SAVE_SCRIPT, *args)
+    return bool(stored)
 
 
 def site_pages_forget(schema_name: str) -> None:

@@ -202,6 +202,17 @@ def test_a_lookup_on_a_connection_the_cache_dropped_is_still_a_hit(site):
     assert volatile_available()
 
 
+def test_a_page_is_stored_when_the_cache_does_not_know_the_store_script(site, monkeypatch):
+    """The store goes out as EVALSHA on the lookups' connections; a Redis that does not
+    know the script (started anew, or here a digest it never saw) gets it as EVAL, and
+    the page is stored."""
+    monkeypatch.setattr(page_cache, "_SAVE_SHA", "0" * 40)
+    full_and_store()
+    app, inner = cached_only()
+    assert get(app).status_code == 200
+    assert inner.calls == 0
+
+
 def test_a_site_is_never_answered_with_another_sites_page(two_sites):
     site, gay_site = two_sites
     known("localhost", "gay.localhost")
