@@ -1,3 +1,4 @@
+import gc
 import os
 
 import django
@@ -26,3 +27,16 @@ application = ProtocolTypeRouter(
         "websocket": SameOriginValidator(SiteSessionMiddleware(URLRouter(websocket_urlpatterns))),
     }
 )
+
+# What the process holds once the application is loaded (Django, the apps, the URL conf,
+# the consumers: some 140,000 objects) lives as long as the process. It is moved out of the
+# garbage collector's generations, so a full collection walks only what requests and
+# sockets made since: with 200 sockets open (bench "ws"), a full collection's CPU was 72 to
+# 136 ms before, 32 to 41 ms after, a pause every request and socket of the process waits
+# out. Collected first, so no garbage is frozen with it. Celery's workers do the same
+# (config.celery).
+from django.conf import settings  # noqa: E402
+
+if settings.WEB_OBJECTS_FROZEN:
+    gc.collect()
+    gc.freeze()

@@ -258,6 +258,10 @@ TEMPLATES = [
 ]
 
 ASGI_APPLICATION = "config.asgi.application"
+# A web process moves what it holds once the application is loaded out of the garbage
+# collector's generations (config.asgi). Off in the test process, which loads the
+# application halfway through a run, with the run's own objects alive.
+WEB_OBJECTS_FROZEN = True
 WSGI_APPLICATION = "config.wsgi.application"
 
 AUTH_USER_MODEL = "accounts.User"

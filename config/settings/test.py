@@ -8,6 +8,7 @@ SMS_BACKEND = "apps.payments.sms.LocmemBackend"
 CELERY_TASK_ALWAYS_EAGER = True
 CELERY_TASK_EAGER_PROPAGATES = True
 MEDIA_ROOT = BASE_DIR / ".data" / "test-media"
+WEB_OBJECTS_FROZEN = False
 CACHES = {
     "default": {
         "BACKEND": "apps.common.cache.SiteRedisCache",
