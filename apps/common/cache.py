@@ -15,6 +15,7 @@ Below it, the evictable cache's reads that fail open (`volatile_get_or_set`)."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import threading
 import time
@@ -230,6 +231,16 @@ def volatile_count(key: str, timeout: int) -> int | None:
 # --- Commands from the event loop --------------------------------------------------------
 
 
+class LuaScript:
+    """A Lua script for `AsyncCommands.script`: its text and the digest Redis names it by."""
+
+    __slots__ = ("sha", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.sha = hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
+
+
 class AsyncCommands:
     """Redis commands sent from the event loop on connections of its own, without
     redis-py's asyncio client and pool around them: for the few commands a request
@@ -282,6 +293,17 @@ class AsyncCommands:
             return await self._sent(self._connection_class(**self._connection_kwargs), args)
         finally:
             slots.release()
+
+    async def script(self, script: LuaScript, keys: list[str], args) -> object:
+        """The reply to `script` run on `keys` with `args`: sent by its digest (EVALSHA),
+        and whole (EVAL) when the server does not know it yet, as redis-py's registered
+        scripts are."""
+        from redis.exceptions import NoScriptError
+
+        try:
+            return await self.command("EVALSHA", script.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            return await self.command("EVAL", script.text, len(keys), *keys, *args)
 
     async def _sent(self, connection, args):
         from redis.exceptions import ResponseError

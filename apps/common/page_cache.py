@@ -96,6 +96,7 @@ from django.middleware.csrf import CSRF_TOKEN_LENGTH, InvalidTokenFormat, _check
 from apps.common.cache import (
     CACHE_ERRORS,
     AsyncCommands,
+    LuaScript,
     volatile_answered,
     volatile_available,
     volatile_failed,
@@ -860,25 +861,16 @@ redis.call('HSET', name, variant, page)
 if redis.call('TTL', name) < 0 then redis.call('EXPIRE', name, ttl) end
 return 1
 """
-# The script's name for EVALSHA: Redis names scripts by the SHA-1 of their text.
-_SAVE_SHA = hashlib.sha1(_SAVE_SCRIPT.encode(), usedforsecurity=False).hexdigest()
+_SAVE = LuaScript(_SAVE_SCRIPT)
 
 
 async def _save(schema: str, key: str, entry: Entry, path: str, family: str) -> bool:
     """Store the page (compressed: a page is mostly repeated markup); False when a cap
-    of the site said no. Sent as EVALSHA on the lookups' connections (EVAL when the
-    server does not know the script yet, as redis-py's Script does)."""
-    from redis.exceptions import NoScriptError
-
+    of the site said no. Sent on the lookups' connections."""
     # Level 1: a third of the default's time on a page, for a few more bytes.
     page = zlib.compress(pickle.dumps((ENTRY_FORMAT, entry), protocol=pickle.HIGHEST_PROTOCOL), 1)
-    args = (1, store_key(schema), key, page, STORE_SECONDS, path, family, SITE_PAGES, ADDRESS_VARIANTS, CAMPAIGNS)
-    commands = _async_lookups()
-    try:
-        stored = await commands.command("EVALSHA", _SAVE_SHA, *args)
-    except NoScriptError:
-        stored = await commands.command("EVAL", _SAVE_SCRIPT, *args)
-    return bool(stored)
+    args = (key, page, STORE_SECONDS, path, family, SITE_PAGES, ADDRESS_VARIANTS, CAMPAIGNS)
+    return bool(await _async_lookups().script(_SAVE, [store_key(schema)], args))
 
 
 def site_pages_forget(schema_name: str) -> None:

@@ -15,7 +15,6 @@ the empty one (the total stays right), and the hashes expire after KEEP_SECONDS.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 from collections import defaultdict
@@ -25,7 +24,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from apps.common.cache import AsyncCommands
+from apps.common.cache import AsyncCommands, LuaScript
 from apps.conversions.rollups import COUNTERS, DIMENSIONS, rows_insert, source_of
 
 logger = logging.getLogger(__name__)
@@ -72,7 +71,7 @@ def _day_key(site_id: int, day: date) -> str:
     return f"{_index_key()}:{site_id}:{day.isoformat()}"
 
 
-_COUNT_SHA = hashlib.sha1(_COUNT_SCRIPT.encode(), usedforsecurity=False).hexdigest()
+_COUNT = LuaScript(_COUNT_SCRIPT)
 
 
 def _async_client() -> AsyncCommands:
@@ -92,15 +91,8 @@ def _async_client() -> AsyncCommands:
 
 
 async def _count_script(keys: list[str], args: list) -> None:
-    """The count script by its digest (EVALSHA), sent whole (EVAL) the first time a
-    server sees it, as redis-py's registered scripts do."""
-    from redis.exceptions import NoScriptError
-
-    client = _async_client()
-    try:
-        await client.command("EVALSHA", _COUNT_SHA, len(keys), *keys, *args)
-    except NoScriptError:
-        await client.command("EVAL", _COUNT_SCRIPT, len(keys), *keys, *args)
+    """The count script on the broker's Redis."""
+    await _async_client().script(_COUNT, keys, args)
 
 
 def _client():

@@ -206,7 +206,7 @@ def test_a_page_is_stored_when_the_cache_does_not_know_the_store_script(site, mo
     """The store goes out as EVALSHA on the lookups' connections; a Redis that does not
     know the script (started anew, or here a digest it never saw) gets it as EVAL, and
     the page is stored."""
-    monkeypatch.setattr(page_cache, "_SAVE_SHA", "0" * 40)
+    monkeypatch.setattr(page_cache._SAVE, "sha", "0" * 40)
     full_and_store()
     app, inner = cached_only()
     assert get(app).status_code == 200
@@ -791,7 +791,7 @@ def test_an_arrival_is_counted_by_a_server_that_lacks_the_count_script(site, mon
     first = full_and_store("/?t=30&network=ads&sub1=first")
     full_and_store("/?t=30", headers={"Cookie": f"{TRACKING_COOKIE}={cookie_value(first, TRACKING_COOKIE)}"})
     visits.visits_fold()
-    monkeypatch.setattr(visits, "_COUNT_SHA", "0" * 40)  # a digest no server has: NOSCRIPT, then EVAL
+    monkeypatch.setattr(visits._COUNT, "sha", "0" * 40)  # a digest no server has: NOSCRIPT, then EVAL
     app, inner = cached_only()
     assert at_once(app, [direct_scope("/", b"network=lacking")]) == [200]
     assert inner.calls == 0
