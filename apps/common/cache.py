@@ -231,6 +231,10 @@ def volatile_count(key: str, timeout: int) -> int | None:
 # --- Commands from the event loop --------------------------------------------------------
 
 
+# AsyncCommands.of_loop's: by URL and limits, the loop they were made in and the commands.
+_of_loops: dict[tuple, tuple[asyncio.AbstractEventLoop, AsyncCommands]] = {}
+
+
 class LuaScript:
     """A Lua script for `AsyncCommands.script`: its text and the digest Redis names it by."""
 
@@ -267,6 +271,26 @@ class AsyncCommands:
         self._idle: list = []
         self._slots = asyncio.Semaphore(max_connections)
         self._wait = socket_timeout
+
+    @classmethod
+    def of_loop(
+        cls, url: str, *, max_connections: int, socket_timeout: float, socket_connect_timeout: float
+    ) -> AsyncCommands:
+        """The commands of the running event loop to `url` with these limits, made once per
+        loop (a server process has one; a test's finished loop is forgotten when the next
+        one asks)."""
+        loop = asyncio.get_running_loop()
+        key = (url, max_connections, socket_timeout, socket_connect_timeout)
+        kept = _of_loops.get(key)
+        if kept is None or kept[0] is not loop:
+            commands = cls(
+                url,
+                max_connections=max_connections,
+                socket_timeout=socket_timeout,
+                socket_connect_timeout=socket_connect_timeout,
+            )
+            kept = _of_loops[key] = (loop, commands)
+        return kept[1]
 
     async def command(self, *args):
         """The server's reply to one command, as redis-py's parser reads it (bytes, not

@@ -171,6 +171,7 @@ class _Settings:
         "signers",
         "ssl_redirect",
         "store_prefix",
+        "timeouts",
         "urlconf",
     )
 
@@ -197,6 +198,11 @@ class _Settings:
         volatile = volatile_settings()
         self.store_prefix = volatile.get("KEY_PREFIX", "")
         self.location = volatile["LOCATION"]
+        options = volatile.get("OPTIONS", {})
+        self.timeouts = {
+            "socket_timeout": options.get("socket_timeout", 1),
+            "socket_connect_timeout": options.get("socket_connect_timeout", 1),
+        }
         self.signers: dict[str, signing.Signer] = {}
 
 
@@ -756,27 +762,15 @@ def _location() -> str:
 
 
 def _timeouts() -> dict:
-    options = volatile_settings().get("OPTIONS", {})
-    return {
-        "socket_timeout": options.get("socket_timeout", 1),
-        "socket_connect_timeout": options.get("socket_connect_timeout", 1),
-    }
-
-
-_lookups: dict = {}
+    """The evictable cache's timeouts (read once per process, as the other settings)."""
+    return _conf().timeouts
 
 
 def _async_lookups() -> AsyncCommands:
-    """The page lookups and stores of the running event loop and the cache's location."""
-    key = (asyncio.get_running_loop(), _location())
-    lookups = _lookups.get(key)
-    if lookups is None:
-        # Without redis-py's client and pool around the connections: their retries,
-        # metrics hooks and the pool's lock cost a hit more CPU than the HMGET itself.
-        lookups = AsyncCommands(key[1], max_connections=REDIS_CONNECTIONS, **_timeouts())
-        _lookups.clear()  # one loop per server process; a test's finished loops go
-        _lookups[key] = lookups
-    return lookups
+    """The page lookups and stores of the running event loop and the cache's location:
+    without redis-py's client and pool around the connections, whose retries, metrics
+    hooks and pool lock cost a hit more CPU than the HMGET itself."""
+    return AsyncCommands.of_loop(_location(), max_connections=REDIS_CONNECTIONS, **_timeouts())
 
 
 def _client():

@@ -14,7 +14,6 @@ the empty one (the total stays right), and the hashes expire after KEEP_SECONDS.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections import defaultdict
@@ -59,8 +58,6 @@ end
 return 1
 """
 
-_clients: dict = {}
-
 
 def _index_key() -> str:
     # The test settings' and the bench's prefixes keep theirs apart, as in the caches.
@@ -76,18 +73,9 @@ _COUNT = LuaScript(_COUNT_SCRIPT)
 
 def _async_client() -> AsyncCommands:
     """The broker's Redis for the running event loop (one batch is sent at a time)."""
-    key = (asyncio.get_running_loop(), settings.REDIS_URL)
-    client = _clients.get(key)
-    if client is None:
-        client = AsyncCommands(
-            settings.REDIS_URL,
-            max_connections=2,
-            socket_timeout=TIMEOUT_SECONDS,
-            socket_connect_timeout=TIMEOUT_SECONDS,
-        )
-        _clients.clear()  # one loop per server process
-        _clients[key] = client
-    return client
+    return AsyncCommands.of_loop(
+        settings.REDIS_URL, max_connections=2, socket_timeout=TIMEOUT_SECONDS, socket_connect_timeout=TIMEOUT_SECONDS
+    )
 
 
 async def _count_script(keys: list[str], args: list) -> None:
