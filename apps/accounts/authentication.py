@@ -26,7 +26,7 @@ from django.utils.functional import SimpleLazyObject
 from apps.accounts.models import User
 from apps.common.prepared import PreparedQuery
 
-_USER = PreparedQuery(lambda pk: User._default_manager.filter(pk=pk).order_by())
+_USER = PreparedQuery(lambda pk: User._default_manager.filter(pk=pk).order_by(), server=True)
 
 
 def backend_user(backend, user_id):

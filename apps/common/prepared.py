@@ -13,7 +13,19 @@ call (the columns of each model, the populators, the fields' converters). The va
 once as a parameter of the query, as it is (a lookup that changes its value, such as
 `__contains` or `__iexact`, is refused when compiling); a name keeps the type of its first
 call. The SQL names no schema, so one compiled statement serves every site (django-tenants
-sets the schema on the connection)."""
+sets the schema on the connection).
+
+`server_cursor()` goes one step further for the hottest statements (a member's session and
+account, the search's): its parameters are bound by PostgreSQL, not quoted into the text by
+psycopg, and each statement is prepared on the connection the first time it runs there and
+executed by name afterwards, so PostgreSQL neither parses nor plans it again (the pool keeps
+the connections, so a statement is prepared once per connection, not per request). Django's
+own cursors bind on the client and prepare nothing (`prepare_threshold` None, for
+transaction-mode poolers; the project's PgBouncer runs in session mode, docs/deploy.md). A
+prepared statement stays right across sites: PostgreSQL parses it again when the
+connection's `search_path` differs from the one it was prepared with, and when a table it
+reads changes (DDL, new statistics); psycopg forgets them all at a rollback or DROP/ALTER,
+and the server's go with the connection."""
 
 from __future__ import annotations
 
@@ -23,8 +35,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from django.db import connections
+from django.db.backends.postgresql.base import TIMESTAMPTZ_OID, ServerBindingCursor
+from django.db.backends.postgresql.psycopg_any import register_tzloader
 from django.db.models import QuerySet
 from django.db.models.query import ModelIterable, get_related_populators
+from psycopg.pq import Format
 
 # Far outside any id, key or date: a parameter equal to one of these is the value of that
 # name.
@@ -40,6 +55,45 @@ def _marker(kind: type, index: int):
     if kind is datetime:
         return _MARKER_TIME + timedelta(microseconds=index)
     raise TypeError(f"a prepared query takes int, str or datetime values, not {kind.__name__}")
+
+
+# psycopg prepares nothing on a connection whose threshold is None (Django's default); with a
+# number, its ORM cursors still never prepare (they bind on the client), and the count is
+# never reached by `server_cursor`'s, which prepare at their first run.
+_THRESHOLD = 2**31
+
+
+class _PreparingCursor(ServerBindingCursor):
+    """Django's server-binding cursor, every statement prepared (psycopg keeps the last 100
+    per connection and deallocates the older ones)."""
+
+    def execute(self, query, params=None, *, prepare=None, binary=None):
+        return super().execute(query, params, prepare=True, binary=binary)
+
+    def _convert_query(self, query, params=None):
+        # psycopg keeps the statement it sends as `_query` only when not prepared; Django's
+        # query log (DEBUG, assertNumQueries' captured SQL) reads it there.
+        converted = self._query = super()._convert_query(query, params)
+        return converted
+
+
+def server_cursor(using: str = "default"):
+    """A cursor of the connection `using` (Django's wrapper: the schema set by
+    django-tenants, the statements counted and logged as any other) whose statements are
+    bound and prepared on the server. The SQL must be valid with server-side binding
+    (`%s` where PostgreSQL can infer the type; a cast otherwise)."""
+    connection = connections[using]
+    cursor = connection.cursor()
+    raw = connection.connection
+    if raw.prepare_threshold is None:
+        raw.prepare_threshold = _THRESHOLD
+    preparing = _PreparingCursor(raw)
+    # As Django's create_cursor: the request's time zone for timestamps read.
+    if connection.timezone != raw.adapters.get_loader(TIMESTAMPTZ_OID, Format.TEXT).timezone:
+        register_tzloader(connection.timezone, preparing)
+    cursor.cursor.close()
+    cursor.cursor = preparing
+    return cursor
 
 
 @dataclass
@@ -95,8 +149,11 @@ class _Reader:
 
 
 class PreparedQuery:
-    def __init__(self, build: Callable[..., QuerySet]) -> None:
+    def __init__(self, build: Callable[..., QuerySet], *, server: bool = False) -> None:
+        """`server`: run the statement through `server_cursor` (bound and prepared by
+        PostgreSQL), for reads on every member request."""
         self.build = build
+        self._cursor = server_cursor if server else (lambda using: connections[using].cursor())
         self._compiled: dict[str, _Compiled] = {}
         self._lock = threading.Lock()
 
@@ -153,7 +210,7 @@ class PreparedQuery:
         if reader is None:
             reader = compiled.reader = _Reader(compiled.compiler, using)
         connection = connections[using]  # this thread's, not the compiling one's
-        with connection.cursor() as cursor:
+        with self._cursor(using) as cursor:
             cursor.execute(compiled.sql, params)
             rows = cursor.fetchall()
         return reader.models(rows, connection)
@@ -168,6 +225,6 @@ class PreparedQuery:
         """The statement's rows for these values, as the database returns them (no field
         conversion: for counts, sums and ids)."""
         compiled, params = self._prepared(using, values)
-        with connections[using].cursor() as cursor:
+        with self._cursor(using) as cursor:
             cursor.execute(compiled.sql, params)
             return cursor.fetchall()

@@ -21,7 +21,8 @@ from apps.common.prepared import PreparedQuery
 _SESSION_DATA = PreparedQuery(
     lambda session_key, now: Session.objects.filter(session_key=session_key, expire_date__gt=now).values_list(
         "session_data"
-    )
+    ),
+    server=True,
 )
 
 

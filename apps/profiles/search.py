@@ -27,6 +27,7 @@ from django.utils.translation import gettext as _
 from apps.accounts.tracking import has_tracking_network
 from apps.common.cache import volatile_get, volatile_get_many, volatile_get_or_set, volatile_set
 from apps.common.exceptions import ApplicationError
+from apps.common.prepared import server_cursor
 from apps.profiles.cards import CARD_FIELDS, profile_cards
 from apps.profiles.models import (
     Block,
@@ -350,6 +351,10 @@ def search_params_parse(*, site: Site, viewer, params: QueryDict | dict) -> Sear
 # `profiles_visible_to(None)` and the "verified" condition from `verified_q`, each
 # compiled by the ORM once per process (apps.profiles.visibility and selectors stay
 # their homes), and the rows become model instances as the ORM's would (same fields).
+# They run through `server_cursor`: PostgreSQL binds the parameters and keeps each
+# statement prepared on the connection, so a search parses and plans nothing it ran
+# before there (one statement per shape of filters, not per value; psycopg keeps the
+# last 100 on a connection and deallocates older ones).
 
 
 @dataclass(frozen=True)
@@ -503,7 +508,7 @@ def _viewer_hidden(viewer) -> Hidden | None:
     is kept on the user, so `own_profile(viewer)` reads nothing more."""
     if not getattr(viewer, "is_authenticated", False):
         return None
-    with connection.cursor() as cursor:
+    with server_cursor() as cursor:
         cursor.execute(_viewer_sql(), [viewer.pk, viewer.pk, viewer.pk])
         *values, blocked_profiles, blocker_users = cursor.fetchone()
     relation = Profile._meta.get_field("user").remote_field
@@ -641,7 +646,7 @@ def _listed(sql: str, params: list) -> list[Profile]:
     `select_related("main_photo").only(*CARD_FIELDS)` would make them."""
     split, created_at = len(_card_fields()[0]), _created_at()
     main_photo = Profile._meta.get_field("main_photo")
-    with connection.cursor() as cursor:
+    with server_cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
         zone = cursor.db.timezone
@@ -681,7 +686,7 @@ def _count_sql(filters: SearchFilters, hidden_users: tuple[int, ...] = (), hidde
 
 
 def _scalar(sql: str, params: list) -> int:
-    with connection.cursor() as cursor:
+    with server_cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchone()[0]
 

@@ -117,3 +117,46 @@ def test_strings_and_aware_datetimes_as_values(site, client_for):
     pattern = PreparedQuery(lambda key: Session.objects.filter(session_key__contains=key).values_list("session_key"))
     with on_site(site), pytest.raises(ValueError, match="key"):
         pattern.rows(key="k")
+
+
+def _prepared_on_connection(sql_start: str) -> list[str]:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name FROM pg_prepared_statements WHERE statement LIKE %s", [sql_start + "%"])
+        return [name for (name,) in cursor.fetchall()]
+
+
+def test_server_prepared_statements_follow_the_site(two_sites, django_assert_num_queries):
+    """`server=True` (and `server_cursor`): bound and prepared by PostgreSQL once per
+    connection, counted as any statement, and each site reads its own table: PostgreSQL
+    parses the statement again under another site's `search_path`."""
+    from datetime import timedelta
+
+    from django.contrib.sessions.models import Session
+    from django.utils import timezone
+
+    from apps.common.prepared import server_cursor
+
+    one, other = two_sites
+    now = timezone.now()
+    for site, data in ((one, "one's"), (other, "other's")):
+        with on_site(site):
+            Session.objects.create(session_key="k" * 32, session_data=data, expire_date=now + timedelta(hours=1))
+    prepared = PreparedQuery(
+        lambda key, now: Session.objects.filter(session_key=key, expire_date__gt=now).values_list("session_data"),
+        server=True,
+    )
+    sql, _params = prepared.statement(key="k" * 32, now=now)
+    for site, data in ((one, "one's"), (other, "other's"), (one, "one's"), (other, "other's")):
+        with on_site(site):
+            assert prepared.rows(key="k" * 32, now=now) == [(data,)]
+            with django_assert_num_queries(1):  # after the site's search_path was set
+                assert prepared.rows(key="k" * 32 + "x", now=now) == []
+            assert len(_prepared_on_connection(sql[:60])) == 1
+    with on_site(other), server_cursor() as cursor:
+        cursor.execute(
+            'SELECT "session_data" FROM "django_session" WHERE "session_key" = ANY(%s) AND "expire_date" > %s',
+            [["k" * 32, "l" * 32], now],
+        )
+        assert cursor.fetchall() == [("other's",)]
