@@ -182,7 +182,9 @@ class TrackingMiddleware:
 
     def __call__(self, request: HttpRequest):
         site = getattr(request, "site", None)
-        if request.method == "GET" and site is not None and is_arrival(request.GET):
+        # No query string, no arrival: the query is not parsed for it.
+        arrival = request.method == "GET" and site is not None and request.META.get("QUERY_STRING")
+        if arrival and is_arrival(request.GET):
             response = arrival_redirect(request, request.path, request.GET)
             # Other visitors of this page arriving so get the redirect from the cache,
             # each with their own tracking cookie.

@@ -11,6 +11,7 @@ from collections import OrderedDict
 
 from django.conf import settings
 from django.contrib.postgres.aggregates import JSONBAgg
+from django.core.exceptions import DisallowedHost
 from django.db import connection
 from django.db.models import OuterRef, Subquery
 from django.db.models.functions import JSONObject
@@ -59,12 +60,18 @@ class _Generation:
 _generation = _Generation()
 
 
+# This process's id, kept up to date by the fork hook below (os.getpid() is a system call
+# on every lookup otherwise).
+_pid = os.getpid()
+
+
 def _after_fork() -> None:
     """A child of a fork gets new locks (the parent's checker thread may have held one)
     and starts its own checker on its first lookup."""
-    global _site_cache_lock, _checker_lock
+    global _site_cache_lock, _checker_lock, _pid
     _site_cache_lock = threading.Lock()
     _checker_lock = threading.Lock()
+    _pid = os.getpid()
 
 
 os.register_at_fork(after_in_child=_after_fork)
@@ -146,7 +153,7 @@ def _redis_client():
 
 def _checker_ensure() -> None:
     """Start this process's checker thread (again after a fork)."""
-    pid = os.getpid()
+    pid = _pid
     if _generation.pid == pid:
         return
     with _checker_lock:
@@ -286,7 +293,8 @@ def unavailable_response(request: HttpRequest, site: Site) -> HttpResponse:
 class SiteMiddleware(TenantMainMiddleware):
     def process_request(self, request: HttpRequest) -> HttpResponse | None:
         connection.set_schema_to_public()
-        hostname = request.get_host().split(":")[0].lower().rstrip(".") if self._host_ok(request) else None
+        host = self._host(request)
+        hostname = host.split(":")[0].lower().rstrip(".") if host else None
         site = site_for_host(hostname) if hostname else None
         if site is None:
             return not_found_response(request)
@@ -302,11 +310,9 @@ class SiteMiddleware(TenantMainMiddleware):
         return None
 
     @staticmethod
-    def _host_ok(request: HttpRequest) -> bool:
-        from django.core.exceptions import DisallowedHost
-
+    def _host(request: HttpRequest) -> str | None:
+        """The request's host, None when ALLOWED_HOSTS refuses it."""
         try:
-            request.get_host()
+            return request.get_host()
         except DisallowedHost:
-            return False
-        return True
+            return None

@@ -224,9 +224,10 @@ MIDDLEWARE = [
     # request.user.is_verified() for staff on the operators' host (django-otp).
     "apps.accounts.staff_otp.StaffOTPMiddleware",
     "allauth.account.middleware.AccountMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    # Django's, the messages' storage made only when a message is added or read.
+    "apps.common.middleware.SiteMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "csp.middleware.CSPMiddleware",
+    # django-csp's middleware with the site's sources, the policy built once per host.
     "apps.common.middleware.SiteCspMiddleware",
     # Innermost: a view's "Redis / broker / database away" becomes 503, not 500.
     "apps.common.unavailable.ServiceUnavailableMiddleware",
