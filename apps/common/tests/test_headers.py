@@ -67,3 +67,49 @@ def test_an_inline_style_in_my_profile_is_blocked_by_the_csp():
         for pattern in (r"\sstyle=\"", r"\son[a-z]+=\"", r"<style(?![^>]*nonce)", r"<script(?![^>]*(nonce|src=))"):
             offending += [f"{template.name}: {match.group(0)!r}" for match in re.finditer(pattern, text)]
     assert offending == []
+
+
+def _nonces(policy: str) -> set[str]:
+    return set(re.findall(r"'nonce-([A-Za-z0-9+/=]+)'", policy))
+
+
+def test_the_kept_policy_gets_each_responses_own_nonce(site, client_for):
+    """A host's policy is built once and kept (apps.common.middleware.SiteCspMiddleware);
+    every response still carries its own nonce, the one its page uses."""
+    client = client_for(site)
+    first, second = client.get("/pages/faq"), client.get("/pages/faq")
+    policies = [response["Content-Security-Policy"] for response in (first, second)]
+    nonces = [_nonces(policy) for policy in policies]
+    assert all(len(found) == 1 for found in nonces)
+    assert nonces[0] != nonces[1]
+    for response, found in zip((first, second), nonces, strict=True):
+        assert set(re.findall(r'nonce="([^"]+)"', response.content.decode())) == found
+    (nonce_1,), (nonce_2,) = nonces
+    assert policies[0].replace(nonce_1, "N") == policies[1].replace(nonce_2, "N")
+
+
+def test_a_response_with_its_own_csp_parts_is_built_by_django_csp(site):
+    """A view that adds sources with django-csp's decorators (`_csp_update`) gets them, and
+    the site's own sources too."""
+    from django.http import HttpResponse
+    from django.test import RequestFactory
+
+    from apps.common.middleware import SiteCspMiddleware
+
+    def view(request):
+        response = HttpResponse("ok")
+        response._csp_update = {"img-src": ["https://pictures.example"]}
+        return response
+
+    request = RequestFactory().get("/", HTTP_HOST="localhost")
+    request.site = site
+    policy = SiteCspMiddleware(view)(request)["Content-Security-Policy"]
+    assert _directive(policy, "img-src") == ["'self'", "data:", "blob:", "https://pictures.example"]
+    assert _directive(policy, "connect-src") == ["'self'", "ws://localhost"]
+    plain = RequestFactory().get("/", HTTP_HOST="localhost")
+    plain.site = site
+    assert _directive(SiteCspMiddleware(lambda r: HttpResponse("ok"))(plain)["Content-Security-Policy"], "img-src") == [
+        "'self'",
+        "data:",
+        "blob:",
+    ]
