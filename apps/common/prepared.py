@@ -17,9 +17,10 @@ sets the schema on the connection).
 
 `server_cursor()` goes one step further for the hottest statements (a member's session and
 account, the search's): its parameters are bound by PostgreSQL, not quoted into the text by
-psycopg, and each statement is prepared on the connection the first time it runs there and
-executed by name afterwards, so PostgreSQL neither parses nor plans it again (the pool keeps
-the connections, so a statement is prepared once per connection, not per request). Django's
+psycopg, and (unless `prepare=False`) each statement is prepared on the connection the first
+time it runs there and executed by name afterwards, so PostgreSQL neither parses nor plans
+it again (the pool keeps the connections, so a statement is prepared once per connection,
+not per request). Django's
 own cursors bind on the client and prepare nothing (`prepare_threshold` None, for
 transaction-mode poolers; the project's PgBouncer runs in session mode, docs/deploy.md). A
 prepared statement stays right across sites: PostgreSQL parses it again when the
@@ -67,8 +68,10 @@ class _PreparingCursor(ServerBindingCursor):
     """Django's server-binding cursor, every statement prepared (psycopg keeps the last 100
     per connection and deallocates the older ones)."""
 
+    prepare = True
+
     def execute(self, query, params=None, *, prepare=None, binary=None):
-        return super().execute(query, params, prepare=True, binary=binary)
+        return super().execute(query, params, prepare=self.prepare, binary=binary)
 
     def _convert_query(self, query, params=None):
         # psycopg keeps the statement it sends as `_query` only when not prepared; Django's
@@ -77,22 +80,35 @@ class _PreparingCursor(ServerBindingCursor):
         return converted
 
 
-def server_cursor(using: str = "default"):
+class _BindingCursor(_PreparingCursor):
+    """Bound on the server, never prepared: planned for its values every time."""
+
+    prepare = False
+
+
+def server_cursor(using: str = "default", *, prepare: bool = True):
     """A cursor of the connection `using` (Django's wrapper: the schema set by
-    django-tenants, the statements counted and logged as any other) whose statements are
-    bound and prepared on the server. The SQL must be valid with server-side binding
-    (`%s` where PostgreSQL can infer the type; a cast otherwise)."""
+    django-tenants, the statements counted and logged as any other) whose parameters
+    PostgreSQL binds. The SQL must be valid with server-side binding (`%s` where PostgreSQL
+    can infer the type; a cast otherwise).
+
+    `prepare`: each statement is prepared on the connection at its first run and executed
+    by name after. After five runs PostgreSQL may keep one generic plan for every value, so
+    prepare only statements whose best plan does not depend on the values (a read by a key);
+    a search's page or count, whose best plan does (an index read in order and stopped at
+    the page's end, or the matches read and sorted), is bound without preparing and
+    planned for its values each time."""
     connection = connections[using]
     cursor = connection.cursor()
     raw = connection.connection
-    if raw.prepare_threshold is None:
+    if prepare and raw.prepare_threshold is None:
         raw.prepare_threshold = _THRESHOLD
-    preparing = _PreparingCursor(raw)
+    bound = (_PreparingCursor if prepare else _BindingCursor)(raw)
     # As Django's create_cursor: the request's time zone for timestamps read.
     if connection.timezone != raw.adapters.get_loader(TIMESTAMPTZ_OID, Format.TEXT).timezone:
-        register_tzloader(connection.timezone, preparing)
+        register_tzloader(connection.timezone, bound)
     cursor.cursor.close()
-    cursor.cursor = preparing
+    cursor.cursor = bound
     return cursor
 
 

@@ -351,10 +351,11 @@ def search_params_parse(*, site: Site, viewer, params: QueryDict | dict) -> Sear
 # `profiles_visible_to(None)` and the "verified" condition from `verified_q`, each
 # compiled by the ORM once per process (apps.profiles.visibility and selectors stay
 # their homes), and the rows become model instances as the ORM's would (same fields).
-# They run through `server_cursor`: PostgreSQL binds the parameters and keeps each
-# statement prepared on the connection, so a search parses and plans nothing it ran
-# before there (one statement per shape of filters, not per value; psycopg keeps the
-# last 100 on a connection and deallocates older ones).
+# They run through `server_cursor`: PostgreSQL binds the parameters (psycopg quotes no
+# value into the text). The member's own profile with blocks, a read by key, is prepared
+# on the connection too; the page and the counts are not, since their best plan depends
+# on the values (an index read in order and stopped at the page's end, or the matches
+# read and sorted) and PostgreSQL may keep one generic plan for a prepared statement.
 
 
 @dataclass(frozen=True)
@@ -646,7 +647,7 @@ def _listed(sql: str, params: list) -> list[Profile]:
     `select_related("main_photo").only(*CARD_FIELDS)` would make them."""
     split, created_at = len(_card_fields()[0]), _created_at()
     main_photo = Profile._meta.get_field("main_photo")
-    with server_cursor() as cursor:
+    with server_cursor(prepare=False) as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
         zone = cursor.db.timezone
@@ -686,7 +687,7 @@ def _count_sql(filters: SearchFilters, hidden_users: tuple[int, ...] = (), hidde
 
 
 def _scalar(sql: str, params: list) -> int:
-    with server_cursor() as cursor:
+    with server_cursor(prepare=False) as cursor:
         cursor.execute(sql, params)
         return cursor.fetchone()[0]
 
