@@ -57,7 +57,9 @@ prefixes separate them too. The hash gets its TTL when it is made (STORE_SECONDS
 6.2 and 7 alike), so entries of old variants do not pile up, and what one site can store
 is capped: SITE_PAGES pages, ADDRESS_VARIANTS variants of one address, and CAMPAIGNS
 campaign labels of one lander (a lander's page names its own address, so every label is
-a page of its own). Past a cap a page is rendered and not stored. A cache that does not
+a page of its own). Past a cap a page is rendered and not stored; once a site's store
+has said no, its lookups read the hash's counts with the page, and a page the store would
+refuse is not made into an entry, compressed and sent (`_refused`). A cache that does not
 answer is skipped for a few seconds and logged once (apps.common.cache): the page is
 rendered as if nothing were stored. Saving a site, its domains, its company, its lander video or pages, a photo or
 deleting a profile drops the site's hash (`site_pages_forget`, connected in apps.pages.apps);
@@ -786,14 +788,21 @@ def _client():
     return client
 
 
-async def _load(schema: str, *keys: str) -> list[Callable[[], tuple[Entry | None, bool]]]:
+async def _load(
+    schema: str, *keys: str, counts: tuple[str, ...] = ()
+) -> tuple[list[Callable[[], tuple[Entry | None, bool]]], dict[str, int] | None]:
     """The stored pages of these variants of a site, in one round trip: for each, a
     function that decodes it (an arrival answered with its page never reads its
     redirect) and says whether it is fresh (else it may be served while it is rendered
-    again)."""
+    again). With `counts` ("#n", "#p:<path>", "#f:<family>", `_capped_counts`), the
+    hash's counts read with them when the last variant is not stored (else None)."""
     name = store_key(schema)
-    raws = await _async_lookups().command("HMGET", name, *keys)
-    return [lambda key=key, raw=raw: _entry(name, key, raw) for key, raw in zip(keys, raws, strict=True)]
+    raws = await _async_lookups().command("HMGET", name, *keys, *counts)
+    loaders = [lambda key=key, raw=raw: _entry(name, key, raw) for key, raw in zip(keys, raws, strict=False)]
+    read = None
+    if counts and raws[len(keys) - 1] is None:
+        read = {count: int(raw or 0) for count, raw in zip(counts, raws[len(keys) :], strict=True)}
+    return loaders, read
 
 
 # Entries this process decoded lately, by hash and variant, with the bytes they came
@@ -856,6 +865,47 @@ if redis.call('TTL', name) < 0 then redis.call('EXPIRE', name, ttl) end
 return 1
 """
 _SAVE = LuaScript(_SAVE_SCRIPT)
+
+
+# Sites whose store said no this process's lifetime, with the lander families (the address
+# without its campaign label) it said no under: a lookup on such a site reads the hash's
+# counts with the page, and a page the store would refuse (`_refused`) is neither made into
+# an entry, compressed nor sent. Past CAPPED_SITES sites the process starts again empty.
+CAPPED_SITES = 1024
+_capped: dict[str, set[str]] = {}
+
+
+def _capped_counts(schema: str, path: str) -> tuple[str, ...]:
+    """The counts a lookup of `path` on the site reads: none unless the site's store has
+    said no before."""
+    families = _capped.get(schema)
+    if families is None:
+        return ()
+    return ("#n", f"#p:{path}", *(f"#f:{family}" for family in families if path.startswith(family)))
+
+
+def _capped_note(schema: str, family: str) -> None:
+    families = _capped.get(schema)
+    if families is None:
+        if len(_capped) >= CAPPED_SITES:
+            _capped.clear()
+        families = _capped[schema] = set()
+    if family:
+        families.add(family)
+
+
+def _refused(read: dict[str, int], path: str, family: str) -> bool:
+    """Whether `_SAVE_SCRIPT` would refuse a page of `path` whose variant is not stored, by
+    the hash's counts read with the lookup (`_load`): the same caps. The counts only grow
+    while the hash lives, so a page they refused then is refused now, unless the hash was
+    dropped or expired since (that page is then not stored, as past a cap, and the next
+    one's lookup reads the counts again)."""
+    if read.get("#n", 0) >= SITE_PAGES:
+        return True
+    variants = read.get(f"#p:{path}", 0)
+    if variants >= ADDRESS_VARIANTS:
+        return True
+    return bool(family) and variants == 0 and read.get(f"#f:{family}", 0) >= CAMPAIGNS
 
 
 async def _save(schema: str, key: str, entry: Entry, path: str, family: str) -> bool:
@@ -1086,8 +1136,12 @@ class PageCacheApp:
             if _leads_to_page(redirect, scope["path"]):
                 after = visit.visitor.after(redirect)
                 page = (visit.page_variant(after), after)
+        counts = _capped_counts(schema, scope["path"]) if kind == "page" else ()
         try:
-            loaded = await (_load(schema, visit.variant) if page is None else _load(schema, page[0], visit.variant))
+            if page is None:
+                loaded, read = await _load(schema, visit.variant, counts=counts)
+            else:
+                loaded, read = await _load(schema, page[0], visit.variant)
         except CACHE_ERRORS as exc:  # fail open: Django renders it, nothing is stored
             volatile_failed(exc)
             return await self.app(scope, receive, send)
@@ -1116,11 +1170,14 @@ class PageCacheApp:
             return None
         _rendering.add(rendering)
         try:
-            return await self._render_and_store(scope, receive, send, visit, query if kind == "arrival" else None)
+            arrival_query = query if kind == "arrival" else None
+            return await self._render_and_store(scope, receive, send, visit, arrival_query, read)
         finally:
             _rendering.discard(rendering)
 
-    async def _render_and_store(self, scope, receive, send, visit: Visit, arrival_query=None):
+    async def _render_and_store(self, scope, receive, send, visit: Visit, arrival_query=None, read=None):
+        """Django's answer, stored when offered; `read`: the hash's counts read with the
+        lookup (`_load`), by which a page the store would refuse is not made into an entry."""
         slot = _Slot(visit.site)
         start: dict = {}
         chunks: list[bytes] = []
@@ -1151,9 +1208,13 @@ class PageCacheApp:
                 redirect = _arrival[0][1](visit.visitor, scope["path"], arrival_query)
                 entry, address = entry_from_redirect(status, headers, body, redirect), ARRIVAL_ADDRESS
             else:
+                if read is not None and _refused(read, scope["path"], offered.family):
+                    return
                 entry, address = entry_from_response(status, headers, body, offered), scope["path"]
             if entry is not None and volatile_available():
-                await _save(visit.site.schema_name, visit.variant, entry, address, offered.family)
+                schema = visit.site.schema_name
+                if not await _save(schema, visit.variant, entry, address, offered.family) and arrival_query is None:
+                    _capped_note(schema, offered.family)
         except CACHE_ERRORS as exc:
             volatile_failed(exc)
         except Exception:

@@ -1163,3 +1163,46 @@ def test_the_tokens_found_are_exactly_the_runs_of_64_letters_and_digits():
             for _ in range(rng.randint(0, 40))
         )
         assert page_cache._tokens(body) == set(pattern.findall(body)), body
+
+
+def test_past_the_campaign_cap_a_new_labels_page_is_sent_without_being_stored(site, monkeypatch):
+    """Once the store said no to a lander's campaign label, a lookup on that site reads the
+    hash's counts with the page, and the page of the next new label is sent without being
+    made into an entry, compressed and sent to the store to be refused; a label stored before
+    is still stored for its other variants."""
+    monkeypatch.setattr(page_cache, "CAMPAIGNS", 2)
+    monkeypatch.setattr(page_cache, "_capped", {})
+    for label in ("one", "two", "three"):
+        full_and_store(f"/landers/gallery/{label}")
+    assert counts(site)["#f:/landers/gallery/"] == 2
+    assert page_cache._capped == {site.schema_name: {"/landers/gallery/"}}
+    made = []
+    entry_from_response = page_cache.entry_from_response
+
+    def counted(status, headers, body, offered):
+        made.append(offered.variant)
+        return entry_from_response(status, headers, body, offered)
+
+    monkeypatch.setattr(page_cache, "entry_from_response", counted)
+    response = full_and_store("/landers/gallery/four")
+    assert response.status_code == 200 and "lander" in response.text
+    assert made == []
+    full_and_store("/landers/gallery/one", headers={"CF-IPCountry": "NL"})
+    assert len(made) == 1
+    assert len(stored(site)) == 3 and counts(site)["#f:/landers/gallery/"] == 2
+
+
+@pytest.mark.parametrize(
+    ("read", "family", "refused"),
+    [
+        ({"#n": 100, "#p:/x/a": 0}, "", True),
+        ({"#n": 99, "#p:/x/a": 24}, "", True),
+        ({"#n": 99, "#p:/x/a": 23}, "", False),
+        ({"#n": 5, "#p:/x/a": 0, "#f:/x/": 16}, "/x/", True),
+        ({"#n": 5, "#p:/x/a": 1, "#f:/x/": 16}, "/x/", False),
+        ({"#n": 5, "#p:/x/a": 0, "#f:/x/": 15}, "/x/", False),
+        ({"#n": 5, "#p:/x/a": 0}, "/x/", False),
+    ],
+)
+def test_a_refusal_is_foreseen_by_the_stores_own_caps(read, family, refused):
+    assert page_cache._refused(read, "/x/a", family) is refused
