@@ -61,6 +61,26 @@ class TestVisitors:
         assert sum('loading="lazy"' in image for image in photos) == 5
         assert 'loading="lazy"' not in photos[0]
 
+    def test_the_layouts_member_only_parts_are_not_rendered(self, site, client_for):
+        """The activation reminder, the photo, verification, notification and push alerts,
+        the bottom bar and the activation dialog are a member's: a visitor's page does not
+        render their partials at all."""
+        response = client_for(site).get("/")
+        used = {template.name for template in response.templates}
+        assert "layouts/default.html" in used
+        member_only = {
+            "partials/activation_reminder.html",
+            "partials/bottom_nav.html",
+            "profiles/partials/photo_rejected_alert.html",
+            "profiles/partials/verification_decided_alert.html",
+            "profiles/partials/profile_photo_alert.html",
+            "profiles/partials/enable_push_alert.html",
+            "notifications/partials/disabled_alert.html",
+        }
+        assert used.isdisjoint(member_only)
+        html = response.content.decode()
+        assert 'data-island="ActivationReminder"' not in html and 'data-testid="bottom-nav"' not in html
+
     def test_signup_is_a_plain_link_the_modal_takes_over(self, site, client_for):
         html = client_for(site).get("/").content.decode()
         assert re.search(r'<a [^>]*href="/signup" data-signup-modal data-testid="signup-cta"', html)
