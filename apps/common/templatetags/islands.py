@@ -30,9 +30,41 @@ def _dist_url(path: str, cdn: str) -> str:
     return static(f"dist/{path}")
 
 
+# The tags that load a manifest entry (its imports preloaded, then its own file) from one
+# CDN prefix, made once per entry and prefix: a page's islands and base module are a dozen
+# links, each escaped and joined on every page otherwise. Each is kept with its entry,
+# whose identity is the key: a rebuilt manifest is new entries.
+_tags_kept: dict[tuple[int, str], tuple[object, SafeString]] = {}
+TAGS_KEPT = 1024
+
+
+def _kept_tags(entry: object, cdn: str, make) -> SafeString:
+    key = (id(entry), cdn)
+    kept = _tags_kept.get(key)
+    if kept is not None and kept[0] is entry:
+        return kept[1]
+    tags = make()
+    if len(_tags_kept) >= TAGS_KEPT:
+        _tags_kept.clear()
+    _tags_kept[key] = (entry, tags)
+    return tags
+
+
+def _module_tags(entry: dict, cdn: str) -> SafeString:
+    def make() -> SafeString:
+        preload = format_html_join(
+            "", '<link rel="modulepreload" href="{}">', ((_dist_url(p, cdn),) for p in entry["imports"])
+        )
+        script = format_html('<script type="module" src="{}"></script>', _dist_url(entry["file"], cdn))
+        return mark_safe(preload + script)  # noqa: S308 - every part is built by format_html
+
+    return _kept_tags(entry, cdn, make)
+
+
 def _dist_forget(*, setting: str, **kwargs) -> None:
     if setting in ("STATIC_URL", "STORAGES"):  # a test's other storage
         _dist_url.cache_clear()
+        _tags_kept.clear()
 
 
 setting_changed.connect(_dist_forget, dispatch_uid="islands-dist-forget")
@@ -47,13 +79,13 @@ def base_stylesheet() -> SafeString:
 @register.simple_tag
 def base_assets() -> SafeString:
     """The stylesheet and the module every page loads."""
-    data = manifest()
-    css = format_html('<link rel="stylesheet" href="{}">', _dist(data["css"]["main"]))
-    preload = format_html_join(
-        "", '<link rel="modulepreload" href="{}">', ((_dist(p),) for p in data["base"]["imports"])
-    )
-    script = format_html('<script type="module" src="{}"></script>', _dist(data["base"]["file"]))
-    return mark_safe(css + preload + script)  # noqa: S308 - every part is built by format_html
+    data, cdn = manifest(), cdn_prefix()
+
+    def make() -> SafeString:
+        css = format_html('<link rel="stylesheet" href="{}">', _dist_url(data["css"]["main"], cdn))
+        return mark_safe(css + _module_tags(data["base"], cdn))  # noqa: S308 - every part is built by format_html
+
+    return _kept_tags(data, cdn, make)
 
 
 @register.simple_tag
@@ -69,6 +101,4 @@ def island(name: str, props: dict | None = None, variant: str = "") -> SafeStrin
     payload = {**(props or {}), "strings": {**island_strings(name), **((props or {}).get("strings") or {})}}
     mount = format_html('<div data-island="{}" id="{}"></div>', name, element_id)
     data = json_script(payload, f"{element_id}-props")
-    preload = format_html_join("", '<link rel="modulepreload" href="{}">', ((_dist(p),) for p in entry["imports"]))
-    script = format_html('<script type="module" src="{}"></script>', _dist(entry["file"]))
-    return mark_safe(mount + data + preload + script)  # noqa: S308 - every part is escaped above
+    return mark_safe(mount + data + _module_tags(entry, cdn_prefix()))  # noqa: S308 - every part is escaped above
