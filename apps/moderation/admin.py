@@ -184,7 +184,10 @@ class PhotoReviewAdmin(_QueueAdmin):
                 break
             current.delete()  # the member's photo is gone: so is its place in the queue
         else:
+            # More gone photos in a row than one page prunes (a bulk deletion): the page
+            # shows what is left of the strip, and the next one goes on pruning.
             current = None
+            items = [review for review in items if review.pk is not None]
         position = next((index for index, review in enumerate(items) if current and review.pk == current.pk), None)
         previous_item = items[position - 1] if position else None
         next_item = items[position + 1] if position is not None and position + 1 < len(items) else None

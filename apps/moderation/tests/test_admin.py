@@ -223,6 +223,26 @@ def test_a_photo_deleted_with_its_account_leaves_the_queue_when_shown(site, supp
     assert not PhotoReview.objects.filter(pk=gone.pk).exists()
 
 
+def test_more_gone_photos_than_one_page_prunes_still_show_the_queue(site, support):
+    """A bulk deletion leaves more gone photos at the head of the queue than one page
+    prunes (PRUNE_LIMIT): the page still answers, and the next ones get to the kept photo."""
+    from apps.moderation.admin import PRUNE_LIMIT
+
+    leaving = [person(site, f"Leaving{number}") for number in range(PRUNE_LIMIT + 2)]
+    gone = [_queued(site, profile, days_ago=60 - number) for number, profile in enumerate(leaving)]
+    kept = _queued(site, person(site, "Kept"), days_ago=29)
+    with on_site(site):
+        for profile in leaving:
+            profile.user.delete()
+    page = support.get(reverse(QUEUE), {"site": site.pk})
+    assert page.status_code == 200
+    assert 'data-testid="queue-item"' not in page.content.decode()
+    assert PhotoReview.objects.filter(pk__in=[review.pk for review in gone]).count() == 2
+    page = support.get(reverse(QUEUE), {"site": site.pk})
+    assert _current(page) == kept.pk
+    assert not PhotoReview.objects.filter(pk__in=[review.pk for review in gone]).exists()
+
+
 def test_the_history_lists_decisions_read_only(site, support):
     review = _queued(site, person(site), days_ago=1)
     support.post(reverse("admin:moderation_photoreview_decide", args=[review.pk]), {"decision": "approved"})
