@@ -4,6 +4,7 @@ client bound to a site's host, and a live ASGI server driven by Debian's Chromiu
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import shutil
 import socket
@@ -254,9 +255,29 @@ def chromium():
     # ORM calls there are still synchronous.
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     with sync_playwright() as playwright:
+        loop = asyncio._get_running_loop()
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield browser
+        asyncio._set_running_loop(loop)  # the session's last test may have run without it
         browser.close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Playwright's sync API leaves its event loop marked as running in the main thread
+    for as long as the session's `chromium` lives. A later test without a browser would
+    run as if called from that loop: its database connection would not be the one its
+    test transaction was opened on, and apps.common.realtime would hand its sends to a
+    loop that never runs them. Such a test runs, set-up to tear-down, without the mark."""
+    loop = asyncio._get_running_loop()
+    if loop is None or "chromium" in item.fixturenames:
+        yield
+        return
+    asyncio._set_running_loop(None)
+    try:
+        yield
+    finally:
+        asyncio._set_running_loop(loop)
 
 
 @pytest.fixture(params=["phone", "desktop"])

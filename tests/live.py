@@ -12,7 +12,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import httpx
 from django.conf import settings
 from django.contrib.sessions.models import Session
-from django.db import connection
+from django.db import connection, transaction
 from django.test import Client
 
 from apps.accounts.models import User
@@ -91,13 +91,30 @@ class Committed:
             for site, key in self.sessions:
                 with on_site(site):
                     Session.objects.filter(session_key=key).delete()
-            for site, user_id in self.made:
-                with on_site(site):
-                    Conversation.objects.filter(participants__user_id=user_id).delete()
-                    User.objects.filter(pk=user_id).delete()
-                directory_remove(site_id=site.pk, member_id=user_id)  # the public schema's row
 
         in_thread(delete)
+        members_delete(self.made)
+
+
+def members_delete(made: list[tuple[object, int]]) -> None:
+    """Delete committed members, given as (site, user id), with their conversations and
+    their row in the public schema's directory, on a connection of their own."""
+
+    def delete():
+        for site, user_id in made:
+            # The rows are locked before they are read for the cascade: a late write of
+            # the test's own page (a message it sent as it closed) waits, then fails,
+            # instead of adding a row the cascade did not see.
+            with on_site(site), transaction.atomic():
+                list(User.objects.select_for_update().filter(pk=user_id).values_list("pk"))
+                conversations = Conversation.objects.filter(participants__user_id=user_id)
+                Conversation.objects.filter(
+                    pk__in=list(conversations.select_for_update().values_list("pk", flat=True))
+                ).delete()
+                User.objects.filter(pk=user_id).delete()
+            directory_remove(site_id=site.pk, member_id=user_id)  # the public schema's row
+
+    in_thread(delete)
 
 
 def client(server, host: str = "localhost", session: str | None = None) -> httpx.Client:
