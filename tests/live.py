@@ -13,11 +13,13 @@ import httpx
 from django.conf import settings
 from django.contrib.sessions.models import Session
 from django.db import connection, transaction
+from django.db.models import Q
 from django.test import Client
 
 from apps.accounts.models import User
 from apps.accounts.services.directory import directory_remove
 from apps.chat.models import Conversation
+from apps.profiles.models import Complaint
 from conftest import on_site
 
 
@@ -107,6 +109,8 @@ def members_delete(made: list[tuple[object, int]]) -> None:
             # instead of adding a row the cascade did not see.
             with on_site(site), transaction.atomic():
                 list(User.objects.select_for_update().filter(pk=user_id).values_list("pk"))
+                # Support keeps complaints when their members leave; a test's go with them.
+                Complaint.objects.filter(Q(reporter_id=user_id) | Q(profile__user_id=user_id)).delete()
                 conversations = Conversation.objects.filter(participants__user_id=user_id)
                 Conversation.objects.filter(
                     pk__in=list(conversations.select_for_update().values_list("pk", flat=True))
