@@ -1,7 +1,6 @@
 """Helpers the browser tests share: members are made through the site's own signup API
-(logged in in that browser) or, committed, with the ORM in a thread of their own. Either
-way they are noted in MADE and deleted after the test (tests/browser/conftest.py), so a
-later test that counts a site's members or messages does not count theirs."""
+(logged in in that browser) or, committed, with the ORM in a thread of their own; either
+way they are deleted after the test (tests/browser/conftest.py)."""
 
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -16,10 +15,6 @@ from apps.profiles.models import Profile, ProfileStatus
 from conftest import on_site
 
 PASSWORD = "a-Long-passphrase-42"
-
-# Members the running test made: (site, user id) for `member`, (domain, email) for `sign_up`.
-MADE: list[tuple[object, int]] = []
-SIGNED_UP: list[tuple[str, str]] = []
 
 
 def enter(page, url: str) -> None:
@@ -39,7 +34,6 @@ def sign_up(page, server) -> tuple[str, str]:
         headers={"X-CSRFToken": token},
     )
     assert response.status == 201, response.text()
-    SIGNED_UP.append(("localhost", email))
     return email, name
 
 
@@ -66,9 +60,7 @@ def member(site, prefix: str) -> tuple[str, Profile]:
             connection.close()
 
     with ThreadPoolExecutor(max_workers=1) as pool:
-        profile = pool.submit(create).result()
-    MADE.append((site, profile.user_id))
-    return email, profile
+        return email, pool.submit(create).result()
 
 
 def log_in(page, server, email: str) -> None:

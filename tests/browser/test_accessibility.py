@@ -33,7 +33,7 @@ from playwright.sync_api import expect
 
 from apps.tenants.models import Site
 from conftest import DESKTOP, PHONE, csp_violations, on_site
-from tests.live import in_thread
+from tests.live import in_thread, members_delete
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
 
@@ -230,15 +230,6 @@ def _site_data(site: Site) -> SiteData:
     )
 
 
-def _users_delete(site: Site, user_ids: list[int]) -> None:
-    from apps.accounts.models import User
-    from apps.chat.models import Conversation
-
-    with on_site(site):
-        Conversation.objects.filter(participants__user_id__in=user_ids).delete()
-        User.objects.filter(pk__in=user_ids).delete()
-
-
 def _session(site: Site, user) -> str:
     from django.test import Client
 
@@ -264,7 +255,7 @@ def a11y_data(django_db_setup, django_db_blocker):
         finally:
             for domain, site in sites.items():
                 if domain in data:
-                    in_thread(_users_delete, site, data[domain].users)
+                    members_delete([(site, user_id) for user_id in data[domain].users])
                 in_thread(demo_profiles_delete, site=site)
 
 
