@@ -1,11 +1,35 @@
 """Choosing the interface language (spec §4 "Locale")."""
 
+import functools
+from collections.abc import Callable
+
 from django.conf import settings
 from django.http import HttpRequest
+from django.utils.translation import get_language
 from django.utils.translation.trans_real import parse_accept_lang_header
 
 # The interface languages: the catalogues in locale/; a site's settings choose from them.
 INTERFACE_LANGUAGES = ("da", "de", "en", "es", "fi", "fr", "it", "nb", "nl", "pl", "sv")
+
+
+def per_language(make: Callable) -> Callable:
+    """`make(*args)` made once per process for each active language and arguments: for
+    texts built of gettext calls (the catalogues change only with a new process), which
+    a page would otherwise look up again every time. The arguments must be few and
+    bounded (an island's name, an age); `.cache_clear()` forgets what was made."""
+    made: dict[tuple, object] = {}
+
+    @functools.wraps(make)
+    def made_once(*args):
+        key = (get_language() or "", *args)
+        value = made.get(key)
+        if value is None:
+            value = made[key] = make(*args)
+        return value
+
+    made_once.cache_clear = made.clear
+    return made_once
+
 
 # Browser tags that stand for one of our languages under another code.
 _ALIASES = {"no": "nb", "nn": "nb"}

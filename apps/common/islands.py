@@ -7,8 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
+
+from apps.common.i18n import per_language
 
 _manifest_lock = threading.Lock()
 _manifest: dict = {"mtime": None, "data": None}
@@ -222,22 +223,19 @@ ISLAND_STRINGS: dict[str, Callable[[], dict]] = {
 def island_strings_register(name: str, builder: Callable[[], dict]) -> None:
     """Let an app give its island's strings from its own module (call from AppConfig.ready)."""
     ISLAND_STRINGS[name] = builder
-    _strings_made.clear()
+    _strings_made.cache_clear()
 
 
 # An island's strings by island and language, made once per process: the builders are
-# tables of gettext calls (the catalogues change only with a new process), and making
-# the signup island's alone took about 60 lookups on every visitor's page.
-_strings_made: dict[tuple[str, str], dict] = {}
+# tables of gettext calls, and making the signup island's alone took about 60 lookups on
+# every visitor's page.
+@per_language
+def _strings_made(name: str) -> dict:
+    return ISLAND_STRINGS[name]()
 
 
 def island_strings(name: str) -> dict:
     """The island's strings in the active language (a copy: the caller may add to it)."""
-    builder = ISLAND_STRINGS.get(name)
-    if builder is None:
+    if name not in ISLAND_STRINGS:
         return {}
-    key = (name, get_language() or "")
-    made = _strings_made.get(key)
-    if made is None:
-        made = _strings_made[key] = builder()  # bounded: the registered islands x the languages
-    return dict(made)
+    return dict(_strings_made(name))

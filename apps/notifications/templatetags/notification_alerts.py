@@ -7,8 +7,10 @@ from datetime import datetime
 from django import template
 from django.template.loader import get_template
 from django.utils.safestring import SafeString
-from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
+
+from apps.common.i18n import per_language
 
 register = template.Library()
 
@@ -52,24 +54,16 @@ def notifications_disabled_alert(context) -> dict:
     }
 
 
-# The live region by language, rendered once per process: it holds only its strings.
-_notices_made: dict[str, SafeString] = {}
-
-
 @register.simple_tag
 def push_notices() -> SafeString:
     """The empty live region a push shown in the page goes into (static_src/lib/pushNotice.ts),
     with its strings in the page's language."""
-    language = get_language() or ""
-    made = _notices_made.get(language)
-    if made is None:
-        # "Open" alone is also a payment's state ("Offen"): the link's verb has a context of its own.
-        strings = {
-            "label": _("Notifications"),
-            "open_text": pgettext("push notice link", "Open"),
-            "close_text": _("Close"),
-        }
-        made = _notices_made[language] = SafeString(
-            get_template("notifications/partials/push_notices.html").render(strings)
-        )
-    return made
+    return _push_notices()
+
+
+@per_language
+def _push_notices() -> SafeString:
+    """The live region in the active language, rendered once per process: it holds only its strings."""
+    # "Open" alone is also a payment's state ("Offen"): the link's verb has a context of its own.
+    strings = {"label": _("Notifications"), "open_text": pgettext("push notice link", "Open"), "close_text": _("Close")}
+    return SafeString(get_template("notifications/partials/push_notices.html").render(strings))

@@ -6,28 +6,21 @@ and a dismissal stored in the browser."""
 from django import template
 from django.conf import settings
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from apps.common.i18n import per_language
 from apps.common.templatetags.islands import island
 from apps.pages.selectors import entry_warning_visible
 
 register = template.Library()
 
 
-# The island's strings by language and minimum age, made once per process (the catalogues
-# change only with a new process): four lookups on every page otherwise.
-_strings_made: dict[tuple[str, int], dict] = {}
-
-
 def entry_warning_strings(min_age: int = 18) -> dict:
-    key = (get_language() or "", min_age)
-    made = _strings_made.get(key)
-    if made is None:
-        made = _strings_made[key] = _entry_warning_strings(min_age)  # bounded: languages x ages
-    return dict(made)
+    """The island's strings in the active language (a copy: the caller may add to it)."""
+    return dict(_entry_warning_strings(min_age))
 
 
+@per_language
 def _entry_warning_strings(min_age: int) -> dict:
     return {
         "title": _("Adults only"),
