@@ -103,7 +103,13 @@ class Profile(models.Model):
         verbose_name = _("profile")
         verbose_name_plural = _("profiles")
         indexes = [
-            models.Index(fields=["status", "gender", "country", "date_of_birth"], name="profile_search_idx"),
+            # Search counts (apps.profiles.search, COUNT_LIMIT matches at most) read this
+            # index alone: what the visibility, blocks and region conditions need is in it.
+            models.Index(
+                fields=["status", "gender", "country", "date_of_birth"],
+                include=["user", "region", "id"],
+                name="profile_search_idx",
+            ),
             # Search pages newest first (apps.profiles.search): keyset pagination reads
             # these in order, with or without a gender filter.
             models.Index(

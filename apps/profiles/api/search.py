@@ -17,11 +17,13 @@ SearchOutput = inline_serializer(
     {
         "results": ProfileCardOutput(many=True),
         "page": serializers.IntegerField(),
-        "num_results": serializers.IntegerField(),
+        "num_results": serializers.IntegerField(help_text="Exact up to 1,000; 1,000 when num_results_capped."),
+        "num_results_capped": serializers.BooleanField(help_text="More than 1,000 matches (not all counted)."),
         "has_more": serializers.BooleanField(),
         "next": serializers.CharField(allow_null=True),
         "similar": ProfileCardOutput(many=True),
-        "num_similar": serializers.IntegerField(),
+        "num_similar": serializers.IntegerField(help_text="Exact up to 1,000; 1,000 when num_similar_capped."),
+        "num_similar_capped": serializers.BooleanField(help_text="More than 1,000 similar profiles."),
         "filters": serializers.DictField(),
     },
 )

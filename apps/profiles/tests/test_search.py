@@ -17,7 +17,15 @@ from django.utils import timezone
 from apps.accounts.models import User, UserStatus
 from apps.profiles.cards import CARD_FIELDS
 from apps.profiles.models import Block, Photo, PhotoStatus, Profile, ProfileStatus
-from apps.profiles.search import PAGE_SIZE, _listed, _viewer_hidden, page_sql, search_params_parse
+from apps.profiles.search import (
+    COUNT_CAP,
+    COUNT_LIMIT,
+    PAGE_SIZE,
+    _listed,
+    _viewer_hidden,
+    page_sql,
+    search_params_parse,
+)
 from apps.tenants.middleware import site_cache_clear
 from apps.tenants.models import Site
 from conftest import on_site
@@ -445,6 +453,74 @@ class TestCount:
             Block.objects.create(blocker=me.user, blocked=blocked)
         assert client_for(site).get(URL, {"gender": "all"}).json()["num_results"] == 3  # a visitor: also "searcher"
         assert client.get(URL, {"gender": "all"}).json()["num_results"] == 1
+
+
+def many_profiles(count: int, **fields) -> list[Profile]:
+    """`count` active women of 30 in GB, inserted at once."""
+    values = {"gender": "female", "country": "GB", "status": ProfileStatus.ACTIVE, "date_of_birth": born(30)}
+    values.update(fields)
+    return Profile.objects.bulk_create(Profile(name=f"m{next(_names)}", **values) for _ in range(count))
+
+
+class TestCountCap:
+    """Counts are exact up to COUNT_CAP and read COUNT_LIMIT matches at most: past the cap
+    the answer says "1,000+" (an exact count read every match, 40 to 90 ms at 1,000,000
+    profiles)."""
+
+    def test_past_the_cap_the_count_says_so_in_every_language(self, site, client_for):
+        set_site(site, logged_out_search=True, languages=["en", "de"])
+        with on_site(site):
+            many_profiles(COUNT_LIMIT + 5)
+        visitor = client_for(site)
+        with CaptureQueriesContext(connection) as captured:
+            body = visitor.get(URL, {"gender": "female"}).json()
+        assert body["num_results"] == COUNT_CAP and body["num_results_capped"] is True
+        assert body["num_results_text"] == "1,000+ members found"
+        assert body["has_more"] is True and len(body["results"]) == PAGE_SIZE
+        counts = [query["sql"] for query in captured if "COUNT(*)" in query["sql"]]
+        assert len(counts) == 1 and "LIMIT" in counts[0]  # the matches are not all read
+        visitor.cookies[settings.LANGUAGE_COOKIE_NAME] = "de"
+        assert visitor.get(URL, {"gender": "female"}).json()["num_results_text"] == "1.000+ Mitglieder gefunden"
+
+    def test_exact_up_to_the_cap(self, site, client_for):
+        set_site(site, logged_out_search=True)
+        with on_site(site):
+            many_profiles(COUNT_CAP)
+        body = client_for(site).get(URL, {"gender": "female"}).json()
+        assert body["num_results"] == COUNT_CAP and body["num_results_capped"] is False
+        assert body["num_results_text"] == "1000 members found"
+
+    def test_a_member_past_the_cap_by_one_who_blocked_one_gets_the_exact_count(self, site, client_for):
+        client, me = member_client(site, client_for)
+        with on_site(site):
+            profiles = many_profiles(COUNT_CAP + 1)
+            Block.objects.create(blocker=me.user, blocked=profiles[0])
+        body = client.get(URL).json()
+        assert body["num_results"] == COUNT_CAP and body["num_results_capped"] is False
+
+    def test_a_member_whose_blocks_bring_a_limited_count_under_the_cap(self, site, client_for):
+        """Every visitor's count reached the limit: this member's own matches are counted."""
+        set_site(site, logged_out_search=True)
+        client, me = member_client(site, client_for)
+        hidden = COUNT_LIMIT + 1 - COUNT_CAP
+        with on_site(site):
+            profiles = many_profiles(COUNT_LIMIT + 1)
+            Block.objects.bulk_create(Block(blocker=me.user, blocked=profile) for profile in profiles[:hidden])
+        assert client_for(site).get(URL).json()["num_results_capped"] is True
+        body = client.get(URL).json()
+        assert body["num_results"] == COUNT_CAP and body["num_results_capped"] is False
+        assert body["num_results_text"] == "1000 members found"
+
+    def test_similar_results_past_the_cap(self, site, member):
+        client, _ = member
+        with on_site(site):
+            make_profile(name="scot", region="GB-SCT")
+            many_profiles(COUNT_LIMIT, region="GB-ENG")
+        body = client.get(URL, {"region": "GB-SCT"}).json()
+        assert names(body) == ["scot"] and body["num_results"] == 1 and body["num_results_capped"] is False
+        assert len(body["similar"]) == PAGE_SIZE
+        assert body["num_similar"] == COUNT_CAP and body["num_similar_capped"] is True
+        assert body["num_similar_text"] == "1,000+ similar members"
 
 
 class TestQueryCount:

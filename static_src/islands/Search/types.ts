@@ -57,11 +57,14 @@ export type FilterValues = Record<string, string>;
 export interface SearchResponse {
   results: ProfileCard[];
   page: number;
+  /** Exact up to 1,000; past it 1,000 with `num_results_capped` ("1,000+"). */
   num_results: number;
+  num_results_capped: boolean;
   has_more: boolean;
   next: string | null;
   similar: ProfileCard[];
   num_similar: number;
+  num_similar_capped: boolean;
   num_results_text: string;
   num_similar_text: string;
   filters: ServerFilters;
