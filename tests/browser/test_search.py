@@ -14,12 +14,14 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from apps.profiles.models import Profile, ProfileStatus
+from apps.profiles.search import COUNT_LIMIT
 from conftest import on_site
 from tests.browser.helpers import enter, sign_up
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
 
 AGE = 97  # Nobody else in the test database is this old in Belgium.
+MANY_AGE = 96  # Nor this.
 
 
 def committed(site, work):
@@ -54,6 +56,29 @@ def belgians(site):
             )
             for number in range(30)
         ],
+    )
+    yield profiles
+    committed(site, lambda: Profile.objects.filter(pk__in=[profile.pk for profile in profiles]).delete())
+
+
+@pytest.fixture
+def many_belgians(site):
+    """More Belgians of one age than a count reads (COUNT_LIMIT), inserted at once."""
+    tag = uuid.uuid4().hex[:8]
+    today = timezone.localdate()
+    born = today.replace(year=today.year - MANY_AGE) - timedelta(days=30)
+    profiles = committed(
+        site,
+        lambda: Profile.objects.bulk_create(
+            Profile(
+                name=f"M{tag}-{number:04d}",
+                gender="female",
+                country="BE",
+                date_of_birth=born,
+                status=ProfileStatus.ACTIVE,
+            )
+            for number in range(COUNT_LIMIT + 1)
+        ),
     )
     yield profiles
     committed(site, lambda: Profile.objects.filter(pk__in=[profile.pk for profile in profiles]).delete())
@@ -115,6 +140,19 @@ def test_search_count_load_more_and_clear(site_server, page, site, belgians):
     page.get_by_test_id("search-submit").click()
     expect(cards).to_have_count(24)
     assert cards.first.get_attribute("href") == f"/members/{belgians[-1].pk}"
+
+
+@pytest.mark.parametrize("viewport", ["phone", "desktop"], indirect=True)
+def test_past_a_thousand_the_count_says_so(site_server, page, site, many_belgians, viewport):
+    enter(page, site_server.url("localhost", "/login"))
+    sign_up(page, site_server)
+    page.goto(site_server.url("localhost", f"/members?gender=female&country=BE&min_age={MANY_AGE}&max_age={MANY_AGE}"))
+    expect(page.get_by_test_id("search-count")).to_have_text("1,000+ members found")
+    cards = page.get_by_test_id("search-results").get_by_test_id("search-card")
+    expect(cards).to_have_count(24)
+    page.get_by_test_id("search-load-more").click()
+    expect(cards).to_have_count(48)
+    expect(page.get_by_test_id("search-count")).to_have_text("1,000+ members found")
 
 
 def test_match_finder_steps_to_results(site_server, page, site, belgians):
