@@ -1,15 +1,17 @@
 """What a browser test wrote to the demo sites is deleted after it: the members made in
 the test (through the signup page, the API or the ORM) with their conversations and
-complaints, and the support queues' rows made meanwhile. A later test that counts a site's
-members, messages or queue does not count theirs."""
+complaints, their rows in the public directory (also of those the test deleted itself),
+and the support queues' rows made meanwhile. A later test that counts a site's members,
+messages, directory or queue does not count theirs."""
 
 import pytest
 from django.db.models import Max
 
 from apps.accounts.models import User
+from apps.accounts.services.directory import directory_remove
 from apps.moderation.models import ComplaintCase, PhotoReview, VerificationReview
 from apps.profiles.models import Complaint
-from apps.tenants.models import Site
+from apps.tenants.models import MemberDirectoryEntry, Site
 from conftest import on_site
 from tests.live import in_thread, members_delete
 
@@ -37,6 +39,12 @@ def _made_since(marks: dict) -> list[tuple[Site, int]]:
         with on_site(site):
             Complaint.objects.filter(pk__gt=complaints).delete()
             made += [(site, pk) for pk in User.objects.filter(pk__gt=users).values_list("pk", flat=True)]
+        # A member the test deleted itself (a bare user.delete()) leaves the public row.
+        gone = MemberDirectoryEntry.objects.filter(site=site, member_id__gt=users).exclude(
+            member_id__in=[pk for made_site, pk in made if made_site == site]
+        )
+        for member_id in gone.values_list("member_id", flat=True):
+            directory_remove(site_id=site.pk, member_id=member_id)
     return made
 
 

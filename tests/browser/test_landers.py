@@ -25,7 +25,7 @@ from apps.profiles.models import Profile
 from apps.tenants.models import Site
 from conftest import on_site
 from tests.browser.helpers import PASSWORD
-from tests.live import in_thread
+from tests.live import in_thread, members_delete
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=False)]
 
@@ -85,11 +85,6 @@ def tracking_cookie(page) -> dict:
 def stored_tracking(site, email: str) -> SignupTracking:
     with on_site(site):
         return SignupTracking.objects.select_related("user").get(user__email=email)
-
-
-def member_delete(site, user) -> None:
-    with on_site(site):
-        user.delete()
 
 
 def arrive(page, server, domain: str, path: str, marker: str) -> None:
@@ -170,7 +165,7 @@ def test_a_visitor_from_an_ad_signs_up_and_the_account_keeps_the_tracking(
         tracking = in_thread(stored_tracking, site, email)
         assert (tracking.network, tracking.sub1, tracking.cpc) == ("adnet", marker, "0.05")
         assert (tracking.lander, tracking.campaign) == (lander, campaign)
-        in_thread(member_delete, site, tracking.user)
+        members_delete([(site, tracking.user_id)])
         page.context.close()
 
 
