@@ -619,14 +619,9 @@ def page_sql(
     """One page of matches with what their cards read, newest first (-created, -id),
     after `cursor` (keyset) or from `offset`."""
     from_sql, where, params = _matches_sql(filters, hidden=hidden, leave_out=leave_out)
-    own_fields, photo_fields = _card_fields()
     photo_table = _q(Photo._meta.db_table)
     created, pk = _column(Profile, "created"), _column(Profile, "id")
-    columns = ", ".join(
-        [_CREATED_MICROSECONDS.format(created) if index == _created_at() else _column(Profile, item.name)
-         for index, item in enumerate(own_fields)]
-        + [_column(Photo, item.name) for item in photo_fields]
-    )  # fmt: skip
+    columns = _page_columns()
     if cursor is not None:
         where += f" AND {created} <= %s AND ({created} < %s OR {pk} < %s)"
         params += [cursor[0], cursor[0], cursor[1]]
@@ -640,6 +635,18 @@ def page_sql(
         sql += " OFFSET %s"
         params.append(offset)
     return sql, params
+
+
+@cache
+def _page_columns() -> str:
+    """What a page reads: the card's own fields, then its main photo's."""
+    own_fields, photo_fields = _card_fields()
+    created = _column(Profile, "created")
+    return ", ".join(
+        [_CREATED_MICROSECONDS.format(created) if index == _created_at() else _column(Profile, item.name)
+         for index, item in enumerate(own_fields)]
+        + [_column(Photo, item.name) for item in photo_fields]
+    )  # fmt: skip
 
 
 # A page's `created` is read as microseconds since the epoch: Django reads a timestamp with
