@@ -5,6 +5,7 @@ unique names and removed afterwards, in a thread of their own: its connection is
 the test's transaction, so the live server sees them."""
 
 import uuid
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
@@ -38,23 +39,24 @@ def committed(site, work):
         return pool.submit(run).result()
 
 
-@pytest.fixture
-def belgians(site):
+def women_in_belgium(site, *, count: int, age: int, prefix: str) -> Iterator[list[Profile]]:
+    """`count` women of `age` in Gent, committed one after the other (the last is the
+    newest), and deleted again after the test."""
     tag = uuid.uuid4().hex[:8]
     today = timezone.localdate()
-    born = today.replace(year=today.year - AGE) - timedelta(days=30)
+    born = today.replace(year=today.year - age) - timedelta(days=30)
     profiles = committed(
         site,
         lambda: [
             Profile.objects.create(
-                name=f"S{tag}-{number:02d}",
+                name=f"{prefix}{tag}-{number:04d}",
                 gender="female",
                 country="BE",
                 city="Gent",
                 date_of_birth=born,
                 status=ProfileStatus.ACTIVE,
             )
-            for number in range(30)
+            for number in range(count)
         ],
     )
     yield profiles
@@ -62,26 +64,14 @@ def belgians(site):
 
 
 @pytest.fixture
+def belgians(site):
+    yield from women_in_belgium(site, count=30, age=AGE, prefix="S")
+
+
+@pytest.fixture
 def many_belgians(site):
-    """More Belgians of one age than a count reads (COUNT_LIMIT), inserted at once."""
-    tag = uuid.uuid4().hex[:8]
-    today = timezone.localdate()
-    born = today.replace(year=today.year - MANY_AGE) - timedelta(days=30)
-    profiles = committed(
-        site,
-        lambda: Profile.objects.bulk_create(
-            Profile(
-                name=f"M{tag}-{number:04d}",
-                gender="female",
-                country="BE",
-                date_of_birth=born,
-                status=ProfileStatus.ACTIVE,
-            )
-            for number in range(COUNT_LIMIT + 1)
-        ),
-    )
-    yield profiles
-    committed(site, lambda: Profile.objects.filter(pk__in=[profile.pk for profile in profiles]).delete())
+    """More Belgians of one age than a count reads (COUNT_LIMIT)."""
+    yield from women_in_belgium(site, count=COUNT_LIMIT + 1, age=MANY_AGE, prefix="M")
 
 
 def open_filters(page) -> None:
