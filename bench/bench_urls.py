@@ -1,7 +1,7 @@
 """The site URLs plus bench-only views (bench.settings): the baselines the search and
 request-cycle benchmarks compare with, a bare Django view doing one primary-key query,
 served through the site's middleware (bench/pk.json) and through none (bench/plain.json,
-see bench/asgi.py)."""
+see bench/asgi.py), and the same for a logged-in member (bench/member-pk.json)."""
 
 import os
 
@@ -28,6 +28,14 @@ def profile_by_pk(request):
     return JsonResponse({"profile": _profile_row()})
 
 
+def profile_by_pk_member(request):
+    """The same read for a logged-in member: the session and the account are read too,
+    as on every member request (403 without a session)."""
+    if not request.user.is_authenticated:
+        return JsonResponse({"error": "authentication_required"}, status=403)
+    return JsonResponse({"profile": _profile_row(), "member": request.user.pk})
+
+
 def profile_by_pk_plain(request):
     """The same read with the schema set by hand, for the handler without middleware."""
     connection.set_schema(PLAIN_SCHEMA)
@@ -37,6 +45,7 @@ def profile_by_pk_plain(request):
 urlpatterns = [
     path("bench/pk.json", profile_by_pk, name="bench-pk"),
     path("bench/plain.json", profile_by_pk_plain, name="bench-plain"),
+    path("bench/member-pk.json", profile_by_pk_member, name="bench-member-pk"),
     *site_urlpatterns,
 ]
 
