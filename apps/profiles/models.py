@@ -108,7 +108,7 @@ class Profile(models.Model):
             models.Index(
                 fields=["status", "gender", "country", "date_of_birth"],
                 include=["user", "region", "id"],
-                name="profile_search_idx",
+                name="profile_search_count_idx",
             ),
             # Search pages newest first (apps.profiles.search): keyset pagination reads
             # these in order, with or without a gender filter.
@@ -134,7 +134,7 @@ class Profile(models.Model):
                 models.F("created").desc(),
                 models.F("id").desc(),
                 include=["gender", "date_of_birth", "user"],
-                name="profile_search_region_new_idx",
+                name="profile_search_region_idx",
                 condition=models.Q(status="active"),
             ),
         ]

@@ -56,11 +56,14 @@ COUNT_TTL = 60
 # Counts are exact up to COUNT_CAP; past it the answer says "1,000+" (`num_results_capped`).
 # An exact count reads every match: 15,000 to 50,000 rows, 40 to 90 ms of PostgreSQL, for a
 # new set of filters on a site of 1,000,000 profiles, which any member could ask for again
-# and again. A count stops at COUNT_LIMIT matches: a first page with similar results has
-# fewer than PAGE_SIZE exact matches, so widened filters that reach the limit still hold
-# more than COUNT_CAP similar ones.
+# and again. A count stops at COUNT_LIMIT matches. Any count of COUNT_CAP + PAGE_SIZE or
+# more is "at least that many": a first page with similar results has fewer than PAGE_SIZE
+# exact matches, so widened filters counted that high still hold more than COUNT_CAP
+# similar ones. The HIDDEN_SLACK above it lets a member's count subtract what only they
+# cannot see (their own profile, a few blocks) from every visitor's count at the limit.
 COUNT_CAP = 1000
-COUNT_LIMIT = COUNT_CAP + PAGE_SIZE
+HIDDEN_SLACK = 64
+COUNT_LIMIT = COUNT_CAP + PAGE_SIZE + HIDDEN_SLACK
 # A visitor's page of results is the same for every visitor with the same filters,
 # page and language: it is kept this long (seconds), like the count above.
 VISITOR_PAGE_TTL = 30
@@ -739,21 +742,23 @@ def _count_cache_key(filters: SearchFilters) -> str:
 
 
 def _count(filters: SearchFilters, hidden: Hidden | None, cached: dict | None = None) -> int:
-    """Matches for this viewer, up to COUNT_LIMIT (a count at the limit means at least
-    that many): the count for every visitor is cached per site and filters for COUNT_TTL
-    seconds; what this viewer may not see is subtracted with a query on the primary and
-    user keys, or, when every visitor's count reached the limit, this viewer's own matches
-    are counted up to it. `cached`: entries already read from the cache with others (the
-    count's is used when there)."""
+    """Matches for this viewer: exact below COUNT_CAP + PAGE_SIZE, at least that many
+    from there on. The count for every visitor (up to COUNT_LIMIT) is cached per site and
+    filters for COUNT_TTL seconds; what this viewer may not see among its matches is
+    counted with a query on the primary and user keys and subtracted. Only when that
+    leaves too few for "at least" (the visitors' count at the limit, and more hidden than
+    HIDDEN_SLACK) are this viewer's own matches counted up to the limit. `cached`: entries
+    already read from the cache with others (the count's is used when there)."""
     key = _count_cache_key(filters)
     if cached and key in cached:
         total = cached[key]
     else:
         total = volatile_get_or_set(key, lambda: _scalar(*_count_sql(filters)), COUNT_TTL)
     if hidden is not None:
-        if total >= COUNT_LIMIT:
+        hidden_matches = _scalar(*_count_sql(filters, hidden.users, hidden.profiles))
+        if total >= COUNT_LIMIT and total - hidden_matches < COUNT_CAP + PAGE_SIZE:
             return _scalar(*_limited_count(*_matches_sql(filters, hidden=hidden)))
-        total -= _scalar(*_count_sql(filters, hidden.users, hidden.profiles))
+        total -= hidden_matches
     return max(total, 0)
 
 
@@ -896,6 +901,7 @@ def _count_text(count: int, *, similar: bool) -> str:
         if similar:
             return ngettext("%(count)s+ similar member", "%(count)s+ similar members", COUNT_CAP) % {"count": shown}
         return ngettext("%(count)s+ member found", "%(count)s+ members found", COUNT_CAP) % {"count": shown}
+    shown = number_format(count, force_grouping=True)
     if similar:
-        return ngettext("%(count)s similar member", "%(count)s similar members", count) % {"count": count}
-    return ngettext("%(count)s member found", "%(count)s members found", count) % {"count": count}
+        return ngettext("%(count)s similar member", "%(count)s similar members", count) % {"count": shown}
+    return ngettext("%(count)s member found", "%(count)s members found", count) % {"count": shown}

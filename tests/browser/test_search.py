@@ -40,15 +40,15 @@ def committed(site, work):
 
 
 def women_in_belgium(site, *, count: int, age: int, prefix: str) -> Iterator[list[Profile]]:
-    """`count` women of `age` in Gent, committed one after the other (the last is the
-    newest), and deleted again after the test."""
+    """`count` women of `age` in Gent, committed in one statement (the last is the newest),
+    and deleted again after the test."""
     tag = uuid.uuid4().hex[:8]
     today = timezone.localdate()
     born = today.replace(year=today.year - age) - timedelta(days=30)
     profiles = committed(
         site,
-        lambda: [
-            Profile.objects.create(
+        lambda: Profile.objects.bulk_create(
+            Profile(
                 name=f"{prefix}{tag}-{number:04d}",
                 gender="female",
                 country="BE",
@@ -57,7 +57,7 @@ def women_in_belgium(site, *, count: int, age: int, prefix: str) -> Iterator[lis
                 status=ProfileStatus.ACTIVE,
             )
             for number in range(count)
-        ],
+        ),
     )
     yield profiles
     committed(site, lambda: Profile.objects.filter(pk__in=[profile.pk for profile in profiles]).delete())

@@ -488,7 +488,7 @@ class TestCountCap:
             many_profiles(COUNT_CAP)
         body = client_for(site).get(URL, {"gender": "female"}).json()
         assert body["num_results"] == COUNT_CAP and body["num_results_capped"] is False
-        assert body["num_results_text"] == "1000 members found"
+        assert body["num_results_text"] == "1,000 members found"
 
     def test_a_member_past_the_cap_by_one_who_blocked_one_gets_the_exact_count(self, site, client_for):
         client, me = member_client(site, client_for)
@@ -509,7 +509,20 @@ class TestCountCap:
         assert client_for(site).get(URL).json()["num_results_capped"] is True
         body = client.get(URL).json()
         assert body["num_results"] == COUNT_CAP and body["num_results_capped"] is False
-        assert body["num_results_text"] == "1000 members found"
+        assert body["num_results_text"] == "1,000 members found"
+
+    def test_a_member_among_her_own_matches_past_the_limit_costs_one_probe(self, site, client_for):
+        """Her own profile is among every visitor's count at the limit: it is subtracted
+        (still "1,000+"), and her matches are not counted again."""
+        client, _ = member_client(site, client_for, gender="female", sexuality="lesbian")
+        with on_site(site):
+            many_profiles(COUNT_LIMIT)
+        with CaptureQueriesContext(connection) as captured:
+            body = client.get(URL, {"gender": "female"}).json()
+        assert body["num_results"] == COUNT_CAP and body["num_results_capped"] is True
+        counts = [query["sql"] for query in captured if "COUNT(*)" in query["sql"]]
+        assert len(counts) == 2  # every visitor's (limited) and the probe of what she cannot see
+        assert sum("LIMIT" in sql for sql in counts) == 1
 
     def test_similar_results_past_the_cap(self, site, member):
         client, _ = member
