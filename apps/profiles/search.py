@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime, timedelta
 from functools import cache, cached_property
 
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models.base import Model, ModelState
 from django.db.models.signals import post_init, pre_init
 from django.http import QueryDict
@@ -726,6 +726,17 @@ def _scalar(sql: str, params: list) -> int:
         return cursor.fetchone()[0]
 
 
+def _limited_scalar(sql: str, params: list) -> int:
+    """A count of `_limited_count`, planned without parallel workers: PostgreSQL chose a
+    parallel plan for some (a region's), whose workers cost 15 to 19 ms where one process
+    reads the 1,088 entries in 5 ms (EXPLAIN ANALYZE at 1,000,000 profiles). Three more
+    statements (the transaction and the setting, which ends with it), on a count's miss only."""
+    with transaction.atomic(), server_cursor(prepare=False) as cursor:
+        cursor.execute("SET LOCAL max_parallel_workers_per_gather = 0")
+        cursor.execute(sql, params)
+        return cursor.fetchone()[0]
+
+
 def _own_outside(own: Profile | None, filters: SearchFilters) -> bool:
     """Whether the viewer's own profile cannot match the filters on its gender or country
     (a man looking for women): then a member without blocks sees what every visitor sees
@@ -753,11 +764,11 @@ def _count(filters: SearchFilters, hidden: Hidden | None, cached: dict | None = 
     if cached and key in cached:
         total = cached[key]
     else:
-        total = volatile_get_or_set(key, lambda: _scalar(*_count_sql(filters)), COUNT_TTL)
+        total = volatile_get_or_set(key, lambda: _limited_scalar(*_count_sql(filters)), COUNT_TTL)
     if hidden is not None:
         hidden_matches = _scalar(*_count_sql(filters, hidden.users, hidden.profiles))
         if total >= COUNT_LIMIT and total - hidden_matches < COUNT_CAP + PAGE_SIZE:
-            return _scalar(*_limited_count(*_matches_sql(filters, hidden=hidden)))
+            return _limited_scalar(*_limited_count(*_matches_sql(filters, hidden=hidden)))
         total -= hidden_matches
     return max(total, 0)
 

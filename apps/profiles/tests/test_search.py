@@ -479,6 +479,9 @@ class TestCountCap:
         assert body["has_more"] is True and len(body["results"]) == PAGE_SIZE
         counts = [query["sql"] for query in captured if "COUNT(*)" in query["sql"]]
         assert len(counts) == 1 and "LIMIT" in counts[0]  # the matches are not all read
+        statements = [query["sql"] for query in captured]
+        count_at = statements.index(counts[0])
+        assert statements[count_at - 1] == "SET LOCAL max_parallel_workers_per_gather = 0"  # one process reads it
         visitor.cookies[settings.LANGUAGE_COOKIE_NAME] = "de"
         assert visitor.get(URL, {"gender": "female"}).json()["num_results_text"] == "1.000+ Mitglieder gefunden"
 
