@@ -1,7 +1,8 @@
 """Benchmark "member search with 1,000,000 profiles".
 
 One site (`search.bench.localhost`, visitors may search) whose schema gets --profiles
-(1,000,000) active profiles, inserted by one INSERT ... SELECT over generate_series
+(1,000,000) active profiles, each with its member (2% invisible, 0.5% deleted, so their
+profiles are not listed), inserted by an INSERT ... SELECT over generate_series each,
 with pseudo-random but deterministic values (hashint8extended of the row number):
 gender, country (one of the site's three), a real region of that country, date of
 birth (18 to 72 years), created (the last two years); no photos. Then VACUUM ANALYZE.
@@ -112,11 +113,43 @@ def _h(salt: int, modulo: int) -> str:
     return f"((hashint8extended(s.i, {salt}) %% {modulo} + {modulo}) %% {modulo})"
 
 
+# Of the members behind the profiles, this share in a thousand are invisible and this
+# share deleted (their profiles are not listed): the search's join to the accounts reads
+# a row for every match, as on a real site.
+INVISIBLE_PER_MILLE = 20
+DELETED_PER_MILLE = 5
+
+
+def _insert_select(model, schema: str, expressions: dict, params: dict, *, with_pk: bool = False) -> str:
+    """INSERT ... SELECT over generate_series(1, %(count)s) AS s(i) into `model`'s table:
+    the columns in `expressions` as given, every other one its model default."""
+    from django.db import connection
+
+    columns, values = [], []
+    for field in model._meta.concrete_fields:
+        if field.primary_key and not with_pk:
+            continue
+        columns.append(connection.ops.quote_name(field.column))
+        if field.name in expressions or field.attname in expressions:
+            values.append(expressions.get(field.name) or expressions[field.attname])
+        else:
+            key = f"default_{model._meta.model_name}_{field.attname}"
+            params[key] = field.get_db_prep_save(field.get_default(), connection)
+            values.append(f"%({key})s")
+    table = f"{connection.ops.quote_name(schema)}.{connection.ops.quote_name(model._meta.db_table)}"
+    return (
+        f"INSERT INTO {table} ({', '.join(columns)}) "
+        f"SELECT {', '.join(values)} FROM generate_series(1, %(count)s) AS s(i)"
+    )
+
+
 def insert_profiles(schema: str, count: int) -> dict:
-    """`count` active profiles in the site's schema, in one statement; columns the
-    benchmark does not care about get their model default."""
+    """`count` active profiles in the site's schema, each with its member (a few of them
+    invisible or deleted), in two statements; columns the benchmark does not care about
+    get their model default."""
     from django.db import connection, transaction
 
+    from apps.accounts.models import User
     from apps.profiles.models import Profile
     from apps.tenants.regions import regions_for_country
 
@@ -128,47 +161,56 @@ def insert_profiles(schema: str, count: int) -> dict:
         params[f"regions_{index}"] = codes
         region_cases.append(f"WHEN {index} THEN (%(regions_{index})s::text[])[1 + {_h(3, len(codes))}]")
     params["countries"] = COUNTRIES
-    expressions = {
-        "name": f"(%(names)s::text[])[1 + {_h(1, len(NAMES))}]",
-        "country": f"(%(countries)s::text[])[1 + {country_index}]",
-        "region": f"CASE {country_index} {' '.join(region_cases)} END",
-        "city": "''",
-        "date_of_birth": f"current_date - (18 * 365 + {_h(4, 55 * 365)})::int",
-        "gender": f"CASE {_h(5, 2)} WHEN 0 THEN 'female' ELSE 'male' END",
-        "sexuality": f"CASE WHEN {_h(6, 10)} < 8 THEN 'hetero' ELSE 'bi' END",
-        "status": "'active'",
-        "created": f"now() - make_interval(secs => {_h(7, 2 * 365 * 86400)})",
-        "updated": "now()",
-        "user_id": "NULL",
-        "main_photo_id": "NULL",
-    }
-    columns, values = [], []
-    for field in Profile._meta.concrete_fields:
-        if field.primary_key:
-            continue
-        columns.append(connection.ops.quote_name(field.column))
-        if field.name in expressions or field.attname in expressions:
-            values.append(expressions.get(field.name) or expressions[field.attname])
-        else:
-            key = f"default_{field.attname}"
-            params[key] = field.get_db_prep_save(field.get_default(), connection)
-            values.append(f"%({key})s")
-    table = f"{connection.ops.quote_name(schema)}.{connection.ops.quote_name(Profile._meta.db_table)}"
-    sql = (
-        f"INSERT INTO {table} ({', '.join(columns)}) "
-        f"SELECT {', '.join(values)} FROM generate_series(1, %(count)s) AS s(i)"
-    )
+    quote = connection.ops.quote_name
+    users_table = f"{quote(schema)}.{quote(User._meta.db_table)}"
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT COALESCE(MAX(id), 0) FROM {users_table}")
+        base = cursor.fetchone()[0]
+    params["base"] = base
+    users = _insert_select(
+        User, schema, {
+            "id": "%(base)s + s.i",
+            "username": "'bench-member-' || s.i",
+            "email": "'member' || s.i || '@search.bench.localhost'",
+            "password": "'!'",
+            "invisible": f"{_h(8, 1000)} < {INVISIBLE_PER_MILLE}",
+            "status": f"CASE WHEN {_h(9, 1000)} < {DELETED_PER_MILLE} THEN 'deleted' ELSE 'active' END",
+        }, params, with_pk=True,
+    )  # fmt: skip
+    profiles = _insert_select(
+        Profile, schema, {
+            "name": f"(%(names)s::text[])[1 + {_h(1, len(NAMES))}]",
+            "country": f"(%(countries)s::text[])[1 + {country_index}]",
+            "region": f"CASE {country_index} {' '.join(region_cases)} END",
+            "city": "''",
+            "date_of_birth": f"current_date - (18 * 365 + {_h(4, 55 * 365)})::int",
+            "gender": f"CASE {_h(5, 2)} WHEN 0 THEN 'female' ELSE 'male' END",
+            "sexuality": f"CASE WHEN {_h(6, 10)} < 8 THEN 'hetero' ELSE 'bi' END",
+            "status": "'active'",
+            "created": f"now() - make_interval(secs => {_h(7, 2 * 365 * 86400)})",
+            "updated": "now()",
+            "user_id": "%(base)s + s.i",
+            "main_photo_id": "NULL",
+        }, params,
+    )  # fmt: skip
+    table = f"{quote(schema)}.{quote(Profile._meta.db_table)}"
     started = time.perf_counter()
     # The commit is synchronous: VACUUM marks a page all-visible (which index-only scans,
     # the counts', rely on, as on a table autovacuum has seen) only once the commit that
     # wrote its rows is on disk; after an asynchronous commit it left most pages unmarked.
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL maintenance_work_mem = '256MB'")
-        cursor.execute(sql, params)
+        cursor.execute(users, params)
+        cursor.execute(
+            f"SELECT setval(pg_get_serial_sequence(%s, 'id'), (SELECT MAX(id) FROM {users_table}))",
+            [users_table],
+        )
+        cursor.execute(profiles, params)
         inserted = cursor.rowcount
     insert_seconds = time.perf_counter() - started
     t0 = time.perf_counter()
     with connection.cursor() as cursor:  # autocommit: VACUUM cannot run in a transaction
+        cursor.execute(f"VACUUM ANALYZE {users_table}")
         cursor.execute(f"VACUUM ANALYZE {table}")
         cursor.execute("SELECT relpages, relallvisible FROM pg_class WHERE oid = %s::regclass", [table])
         pages, visible = cursor.fetchone()
