@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import hashlib
 import json
 from dataclasses import dataclass, field, replace
@@ -720,19 +721,15 @@ def _limited_count(from_sql: str, where: str, params: list) -> tuple[str, list]:
     return sql, [*params, COUNT_LIMIT]
 
 
-def _scalar(sql: str, params: list) -> int:
-    with server_cursor(prepare=False) as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchone()[0]
-
-
-def _limited_scalar(sql: str, params: list) -> int:
-    """A count of `_limited_count`, planned without parallel workers: PostgreSQL chose a
-    parallel plan for some (a region's), whose workers cost 15 to 19 ms where one process
-    reads the 1,088 entries in 5 ms (EXPLAIN ANALYZE at 1,000,000 profiles). Three more
-    statements (the transaction and the setting, which ends with it), on a count's miss only."""
-    with transaction.atomic(), server_cursor(prepare=False) as cursor:
-        cursor.execute("SET LOCAL max_parallel_workers_per_gather = 0")
+def _scalar(sql: str, params: list, *, serial: bool = False) -> int:
+    """The statement's one value. `serial` (a `_limited_count` that missed the cache): planned
+    without parallel workers. PostgreSQL chose a parallel plan for some counts (a region's),
+    whose workers cost 15 to 19 ms where one process reads the 1,088 entries in 5 ms (EXPLAIN
+    ANALYZE at 1,000,000 profiles); the setting ends with its transaction, three statements
+    more on a count's miss only."""
+    with transaction.atomic() if serial else contextlib.nullcontext(), server_cursor(prepare=False) as cursor:
+        if serial:
+            cursor.execute("SET LOCAL max_parallel_workers_per_gather = 0")
         cursor.execute(sql, params)
         return cursor.fetchone()[0]
 
@@ -764,11 +761,11 @@ def _count(filters: SearchFilters, hidden: Hidden | None, cached: dict | None = 
     if cached and key in cached:
         total = cached[key]
     else:
-        total = volatile_get_or_set(key, lambda: _limited_scalar(*_count_sql(filters)), COUNT_TTL)
+        total = volatile_get_or_set(key, lambda: _scalar(*_count_sql(filters), serial=True), COUNT_TTL)
     if hidden is not None:
         hidden_matches = _scalar(*_count_sql(filters, hidden.users, hidden.profiles))
         if total >= COUNT_LIMIT and total - hidden_matches < COUNT_CAP + PAGE_SIZE:
-            return _limited_scalar(*_limited_count(*_matches_sql(filters, hidden=hidden)))
+            return _scalar(*_limited_count(*_matches_sql(filters, hidden=hidden)), serial=True)
         total -= hidden_matches
     return max(total, 0)
 
