@@ -148,7 +148,8 @@ async def main_async(args: argparse.Namespace) -> dict:
         headers={"Host": args.host, "Accept-Language": "en", **({"Cookie": args.cookie} if args.cookie else {})},
         limits=limits,
         timeout=httpx.Timeout(30.0),
-        cookies=httpx.Cookies(http.cookiejar.CookieJar(policy=NoCookies())),
+        # The jar itself: httpx copies an httpx.Cookies into a jar with the default policy.
+        cookies=http.cookiejar.CookieJar(policy=NoCookies()),
     ) as client:
         await run_phase(client, args.warmup, args.concurrency, expect, failures, args.path, plan)
         rounds = []
