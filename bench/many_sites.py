@@ -93,6 +93,7 @@ def _phase(label: str, options, base_url: str, pid: int, *, domain: str, name: s
         f"  {label}: best {report['rps_best']:.0f} req/s (rounds {', '.join(f'{value:.0f}' for value in rps)}), "
         f"p50 {median([r['latency_ms_p50'] for r in report['rounds']]):.1f} ms"
         + (f", server CPU {cpu:.2f} ms/request" if cpu is not None else "")
+        + f" (load generator {report['loadgen_cpu_ms_per_request_median']:.2f})"
         + f"; per request {report['database_per_request']['sessions']} new database sessions, "
         f"{report['database_per_request']['transactions']} transactions"
     )
@@ -415,6 +416,8 @@ RPS_GOAL = f">= {RPS_RATIO_GOAL}, CPU <= {CPU_MS_GOAL:.0f} ms"
 RENDER_MS_GOAL = 4.0
 PAID_MS_GOAL = 1.0
 MIX_RATIO_GOAL = 0.9
+# The load generator's share of its core above which its req/s are its own limit.
+LOADGEN_BOUND_SHARE = 0.8
 
 
 def mix_row(result: Result, one: dict, many: dict, target: int) -> None:
@@ -431,6 +434,7 @@ def mix_row(result: Result, one: dict, many: dict, target: int) -> None:
         f"query string, redirect and page), over each site's languages; req/s median of rounds "
         f"{one['rps_median']:.0f} (1 site) vs {many['rps_median']:.0f} ({target:,} sites)"
         + (f"; server CPU per request {cpu_one:.2f} vs {cpu_many:.2f} ms" if cpu_one and cpu_many else "")
+        + loadgen_bound(one, many)
     )
 
 
@@ -453,4 +457,23 @@ def rps_ratio(result: Result, one: dict, many: dict, target: int) -> None:
             else ""
         )
         + f"; {many['database_per_request']['transactions']} database transactions per request"
+        + loadgen_bound(one, many)
     )
+
+
+def loadgen_bound(*reports: dict) -> str:
+    """A note's "; the load generator's own CPU per request ...", and whether it was its own
+    limit: it is one process, so one core, and when that core was busy most of a round its
+    req/s time the load generator more than the server."""
+    measured = [report for report in reports if report.get("loadgen_cpu_ms_per_request_median")]
+    if not measured:
+        return ""
+    figures = " and ".join(f"{report['loadgen_cpu_ms_per_request_median']:.2f} ms" for report in measured)
+    share = max(item.get("loadgen_busy", 0) for report in measured for item in report["rounds"])
+    verdict = (
+        f"its one core {share:.0%} busy in its busiest round, so these req/s time the load generator "
+        "more than the server"
+        if share >= LOADGEN_BOUND_SHARE
+        else f"its one core {share:.0%} busy at most"
+    )
+    return f"; the load generator's own CPU per request {figures}: {verdict}"

@@ -77,3 +77,24 @@ def test_a_followed_redirect_carries_the_cookies_it_set_and_nothing_after(site_u
         ("/page", "tracked=1"),
         ("/page", None),
     }
+
+
+def test_the_report_gives_the_load_generators_own_cpu_per_request(site_url, capsys):
+    report = _run(site_url, capsys=capsys)
+    assert all(item["loadgen_cpu_ms_per_request"] > 0 for item in report["rounds"])
+    assert all(0 < item["loadgen_busy"] <= 1.5 for item in report["rounds"])
+    assert report["loadgen_cpu_ms_per_request_median"] > 0
+
+
+def test_a_note_says_when_the_load_generator_was_its_own_limit():
+    from bench.many_sites import loadgen_bound
+
+    busy = {"loadgen_cpu_ms_per_request_median": 1.2, "rounds": [{"loadgen_busy": 0.7}, {"loadgen_busy": 0.96}]}
+    bound = loadgen_bound({"loadgen_cpu_ms_per_request_median": 0.3, "rounds": [{"loadgen_busy": 0.2}]}, busy)
+    assert "0.30 ms and 1.20 ms" in bound
+    assert "96% busy in its busiest round" in bound
+    assert "time the load generator more than the server" in bound
+    free = loadgen_bound({"loadgen_cpu_ms_per_request_median": 1.2, "rounds": [{"loadgen_busy": 0.24}]})
+    assert "24% busy at most" in free
+    assert "more than the server" not in free
+    assert loadgen_bound({"rps_best": 800, "rounds": []}) == ""
