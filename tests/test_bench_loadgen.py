@@ -98,3 +98,55 @@ def test_a_note_says_when_the_load_generator_was_its_own_limit():
     assert "24% busy at most" in free
     assert "more than the server" not in free
     assert loadgen_bound({"rps_best": 800, "rounds": []}) == ""
+
+
+class _Chunked(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    served = 0
+
+    def do_GET(self):
+        _Chunked.served += 1
+        self.send_response(200)
+        self.send_header("Transfer-Encoding", "chunked")
+        if _Chunked.served % 3 == 0:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        for part in (b"Site ", b"name ", str(_Chunked.served).encode()):
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+        self.wfile.write(b"0\r\n\r\n")
+
+    def log_message(self, *args):
+        pass
+
+
+def test_chunked_answers_and_closed_connections_are_read_whole(capsys):
+    _Chunked.served = 0
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Chunked)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        report = _run(f"http://127.0.0.1:{server.server_address[1]}", capsys=capsys)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert report["failures"] == 0
+    assert _Chunked.served == 45
+
+
+def test_an_answer_without_the_expected_text_is_a_failure(site_url, capsys):
+    args = ["--url", site_url, "--host", "site.localhost", "--expect", "Another site", "--requests", "4"]
+    assert loadgen.main([*args, "--warmup", "0", "--concurrency", "2", "--rounds", "1"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["failures"] == 4
+    assert "status 200" in report["failure_examples"][0]
+
+
+def test_a_server_that_is_gone_is_a_failure_not_a_crash(capsys):
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    args = ["--url", f"http://127.0.0.1:{port}", "--host", "site.localhost", "--expect", "x", "--requests", "3"]
+    assert loadgen.main([*args, "--warmup", "0", "--concurrency", "1", "--rounds", "1"]) == 1
+    assert json.loads(capsys.readouterr().out)["failures"] == 3
