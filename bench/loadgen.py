@@ -130,19 +130,20 @@ class Client:
 
     async def get(self, path: str, headers: dict[str, str] | None = None) -> Response:
         fields = {**self.headers, **(headers or {})}
-        raw = f"GET {path} HTTP/1.1\r\n" + "".join(f"{name}: {value}\r\n" for name, value in fields.items()) + "\r\n"
+        head = f"GET {path} HTTP/1.1\r\n" + "".join(f"{name}: {value}\r\n" for name, value in fields.items())
+        raw = (head + "\r\n").encode("latin1")
         async with asyncio.timeout(self.timeout):
             while self.idle:
                 connection = self.idle.pop()
                 if connection.closed:
                     continue
                 try:
-                    return await self._answered(connection, raw.encode("latin1"))
+                    return await self._answered(connection, raw)
                 except ConnectionError:
                     continue  # closed while it was kept: the next one, or a new one
             loop = asyncio.get_running_loop()
             _transport, connection = await loop.create_connection(_Connection, *self.address)
-            return await self._answered(connection, raw.encode("latin1"))
+            return await self._answered(connection, raw)
 
     async def _answered(self, connection: _Connection, raw: bytes) -> Response:
         try:
