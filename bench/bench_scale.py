@@ -8,17 +8,18 @@ subprocesses on ports of their own (bench.settings, the run's BENCH_CHANNEL_PREF
 all on the same PostgreSQL database and the same Redis channel layer.
 
 (1) throughput: the first --scale-members (200) members each open one socket; a load
-    generator in a process of its own (`python -m bench.bench_scale`, asyncio +
-    httpx, CONCURRENCY_PER_PROCESS POSTs in flight per server) sends POST /api/message.php as fast as the
-    servers answer for --scale-seconds, then waits until every message has reached its
-    recipient's socket. Rate = messages delivered / seconds from the first POST to the
-    last delivery. Phase 1: one process serves everything. Phase 2: two processes;
-    member m's socket is on process m % 2 (so a pair's members are on different
-    processes) and the POSTs alternate between the processes, so half of the messages
-    are posted on one process and delivered by the other. Ratio = rate(2) / rate(1),
-    goal >= 1.7. The CPU of each server, the load generator, the bench database's
-    PostgreSQL backends, Redis and the whole machine over the measured window go in
-    the notes: on a two-core machine they all share the two cores.
+    generator in a process of its own (`python -m bench.bench_scale`, asyncio and the
+    lean client of bench.loadgen, CONCURRENCY_PER_PROCESS POSTs in flight per server)
+    sends POST /api/message.php as fast as the servers answer for --scale-seconds, then
+    waits until every message has reached its recipient's socket. Rate = messages
+    delivered / seconds from the first POST to the last delivery. Phase 1: one process
+    serves everything. Phase 2: two processes; member m's socket is on process m % 2 (so
+    a pair's members are on different processes) and the POSTs alternate between the
+    processes, so half of the messages are posted on one process and delivered by the
+    other. Ratio = rate(2) / rate(1), goal >= 1.7. The CPU of each server, the load
+    generator, the bench database's PostgreSQL backends, Redis and the whole machine
+    over the measured window go in the notes: on a two-core machine they all share the
+    two cores.
 (2) idle sockets: --scale-sockets (10,000) sockets over two fresh processes, SOCKETS_PER_MEMBER
     (10) per member, five of each member's on each process; RSS increase of the two
     processes / sockets, goal <= 64 KB as in the ws benchmark. Every socket must still
@@ -97,45 +98,39 @@ WARMUP_SOCKETS = 20
 
 class Poster:
     """POST /api/message.php as a member (session and CSRF cookies, the site's Origin),
-    to one server."""
+    to one server, through the load generator's lean client (bench.loadgen.Client:
+    httpx took about 1.2 ms of CPU a request, a share of the two cores the servers
+    measured here need)."""
 
-    def __init__(self, base_url: str, domain: str, cookie_names: dict, concurrency: int) -> None:
-        import httpx
+    def __init__(self, base_url: str, domain: str, cookie_names: dict) -> None:
+        from bench.loadgen import Client
 
         self.csrf = secrets.token_hex(16)
         self.cookie_names = cookie_names
         self.origin = f"http://{domain}"
-        self.client = httpx.AsyncClient(
-            base_url=base_url,
-            timeout=30,
-            headers={"Host": domain},
-            limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
-        )
+        # A keep-alive connection per request in flight.
+        self.client = Client(base_url, {"Host": domain, "Content-Type": "application/json"})
 
     async def post(self, session: str, conversation: int, text: str) -> str | None:
         """None, or what went wrong."""
-        import httpx
+        import httptools
 
+        body = json.dumps({"conversation": conversation, "client_id": uuid.uuid4().hex, "text": text})
+        headers = {
+            "Origin": self.origin,
+            "X-CSRFToken": self.csrf,
+            "Cookie": f"{self.cookie_names['session']}={session}; {self.cookie_names['csrf']}={self.csrf}",
+        }  # each request carries exactly the sender's cookies
         try:
-            response = await self.client.post(
-                "/api/message.php",
-                json={"conversation": conversation, "client_id": uuid.uuid4().hex, "text": text},
-                headers={
-                    "Origin": self.origin,
-                    "X-CSRFToken": self.csrf,
-                    "Cookie": f"{self.cookie_names['session']}={session}; {self.cookie_names['csrf']}={self.csrf}",
-                },
-            )
-        except httpx.HTTPError as exc:
+            response = await self.client.request("POST", "/api/message.php", headers, body.encode())
+        except (OSError, TimeoutError, httptools.HttpParserError) as exc:
             return f"{type(exc).__name__}: {exc}"
-        finally:
-            self.client.cookies.clear()  # each request carries exactly the sender's cookies
         if response.status_code != 201:
-            return f"status {response.status_code}: {response.text[:200]}"
+            return f"status {response.status_code}: {response.content[:200].decode(errors='replace')}"
         return None
 
     async def aclose(self) -> None:
-        await self.client.aclose()
+        self.client.close()
 
 
 class CountingSockets(Sockets):
@@ -185,7 +180,7 @@ async def loadgen(spec: dict) -> dict:
         group.headers = lambda index, _s=sessions: {"Cookie": f"{spec['cookies']['session']}={_s[index]}"}
         group.waiters = waiters
         sockets.append(group)
-    posters = [Poster(url, spec["domain"], spec["cookies"], spec["concurrency"]) for url in urls]
+    posters = [Poster(url, spec["domain"], spec["cookies"]) for url in urls]
     connect_seconds = max(await asyncio.gather(*(sockets[s].open_all(range(s, count, n)) for s in range(n))))
 
     def route(k: int) -> tuple[int, int, int, int]:
@@ -475,7 +470,7 @@ async def idle_measure(servers: list[tuple[str, int]], data: dict, total: int) -
     ]
     for group in sockets[1:]:
         group.waiters = sockets[0].waiters
-    posters = [Poster(url, DOMAIN, cookies, 8) for url, _ in servers]
+    posters = [Poster(url, DOMAIN, cookies) for url, _ in servers]
 
     # Warm-up on each process: a few sockets and messages, then closed.
     for s, group in enumerate(sockets):

@@ -113,11 +113,12 @@ class _Connection(asyncio.Protocol):
 
 
 class Client:
-    """GET over keep-alive connections to one server, as lean as a load generator must be:
-    httpx spent about 1.2 ms of CPU on a request, so one process could not send more than
-    about 800 a second and the cache hits' req/s timed the load generator, not the server.
-    Here a request is its bytes written and its answer parsed in C. Cookies are never
-    kept: a request carries only the headers it is given."""
+    """Requests over keep-alive connections to one server, as lean as a load generator
+    must be: httpx spent about 1.2 ms of CPU on a request, so one process could not send
+    more than about 800 a second and the cache hits' req/s timed the load generator, not
+    the server. Here a request is its bytes written and its answer parsed in C. Cookies
+    are never kept: a request carries only the headers it is given. The scale benchmark's
+    message POSTs (bench.bench_scale) go through it too."""
 
     def __init__(self, url: str, headers: dict[str, str], timeout: float = 30.0) -> None:
         parts = urlsplit(url)
@@ -129,9 +130,16 @@ class Client:
         self.idle: list[_Connection] = []
 
     async def get(self, path: str, headers: dict[str, str] | None = None) -> Response:
+        return await self.request("GET", path, headers)
+
+    async def request(
+        self, method: str, path: str, headers: dict[str, str] | None = None, body: bytes = b""
+    ) -> Response:
         fields = {**self.headers, **(headers or {})}
-        head = f"GET {path} HTTP/1.1\r\n" + "".join(f"{name}: {value}\r\n" for name, value in fields.items())
-        raw = (head + "\r\n").encode("latin1")
+        if body or method not in ("GET", "HEAD"):
+            fields["Content-Length"] = str(len(body))
+        head = f"{method} {path} HTTP/1.1\r\n" + "".join(f"{name}: {value}\r\n" for name, value in fields.items())
+        raw = (head + "\r\n").encode("latin1") + body
         async with asyncio.timeout(self.timeout):
             while self.idle:
                 connection = self.idle.pop()

@@ -150,3 +150,84 @@ def test_a_server_that_is_gone_is_a_failure_not_a_crash(capsys):
     args = ["--url", f"http://127.0.0.1:{port}", "--host", "site.localhost", "--expect", "x", "--requests", "3"]
     assert loadgen.main([*args, "--warmup", "0", "--concurrency", "1", "--rounds", "1"]) == 1
     assert json.loads(capsys.readouterr().out)["failures"] == 3
+
+
+class _Messages(http.server.BaseHTTPRequestHandler):
+    """The message endpoint as the scale benchmark's load generator sees it."""
+
+    protocol_version = "HTTP/1.1"
+    posted: list[dict] = []
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        _Messages.posted.append({"headers": dict(self.headers), "body": json.loads(body)})
+        status = 201 if "sessionid=member" in self.headers.get("Cookie", "") else 403
+        answer = b'{"id": 1}' if status == 201 else b'{"error": "no session"}'
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_the_scale_load_generator_posts_messages_with_the_senders_own_cookies():
+    import asyncio
+
+    from bench.bench_scale import Poster
+
+    _Messages.posted = []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Messages)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+    async def post_three() -> list[str | None]:
+        poster = Poster(f"http://127.0.0.1:{server.server_address[1]}", "scale.localhost", cookie_names)
+        try:
+            return [
+                await poster.post("member", 7, "first"),
+                await poster.post("member", 7, "second"),
+                await poster.post("stranger", 8, "third"),
+            ]
+        finally:
+            await poster.aclose()
+
+    cookie_names = {"session": "sessionid", "csrf": "csrftoken"}
+    try:
+        answers = asyncio.run(post_three())
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert answers[:2] == [None, None]
+    assert answers[2] == 'status 403: {"error": "no session"}'
+    assert [item["body"]["text"] for item in _Messages.posted] == ["first", "second", "third"]
+    assert {item["body"]["conversation"] for item in _Messages.posted[:2]} == {7}
+    first = _Messages.posted[0]["headers"]
+    assert first["Host"] == "scale.localhost"
+    assert first["Origin"] == "http://scale.localhost"
+    assert first["Content-Type"] == "application/json"
+    csrf = first["X-CSRFToken"]
+    assert first["Cookie"] == f"sessionid=member; csrftoken={csrf}"
+    assert _Messages.posted[2]["headers"]["Cookie"] == f"sessionid=stranger; csrftoken={csrf}"
+    assert len({item["body"]["client_id"] for item in _Messages.posted}) == 3
+
+
+def test_a_message_to_a_server_that_is_gone_is_an_error_not_a_crash():
+    import asyncio
+    import socket
+
+    from bench.bench_scale import Poster
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+
+    async def post() -> str | None:
+        poster = Poster(f"http://127.0.0.1:{port}", "scale.localhost", {"session": "s", "csrf": "c"})
+        try:
+            return await poster.post("member", 1, "hello")
+        finally:
+            await poster.aclose()
+
+    assert asyncio.run(post()).startswith("ConnectionRefusedError")
