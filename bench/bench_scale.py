@@ -45,6 +45,7 @@ import uuid
 
 from bench.bench_ws import (
     CONNECT_CONCURRENCY,
+    HISTORY_MESSAGES,
     MEMORY_GOAL_KB,
     RECEIVE_TIMEOUT,
     Sockets,
@@ -575,17 +576,6 @@ def log_mentions(text: str, since: int) -> int:
         return log_file.read().count(text)
 
 
-def analyse_database() -> None:
-    """VACUUM ANALYZE the bench database: a site's tables are not a thousand rows fresh
-    from one insert that the planner takes for a hundred (the top bar's likes count then
-    walked every profile of the site, 55 ms a count), and the PostgreSQL of a machine may
-    run without autovacuum."""
-    from django.db import connection
-
-    with connection.cursor() as cursor:  # autocommit: VACUUM cannot run in a transaction
-        cursor.execute("VACUUM ANALYZE")
-
-
 # --- The rows ---------------------------------------------------------------------
 
 
@@ -612,10 +602,9 @@ def run(options) -> list[Result]:
     limits = raise_fd_limit(sockets_total + 2048)
     bench_url = os.environ["DATABASE_URL"]  # the bench database's, since setup_django
     prefix = channel_prefix_use()
-    log(f"  creating {members:,} members with sessions and {members // 2:,} conversations")
+    log(f"  creating {members:,} members with sessions, {members // 2:,} conversations of {HISTORY_MESSAGES} messages")
     data = make_members(members, domain=DOMAIN, name=SITE_NAME, credits=CREDITS)
     log(f"  members ready in {data['seconds']:.1f} s")
-    analyse_database()
 
     try:
         one, two, rounds = measure_throughput(data, members_1, options, bench_url)
