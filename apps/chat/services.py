@@ -35,7 +35,7 @@ from apps.chat.pricing import message_cost
 from apps.chat.safety import message_review
 from apps.chat.selectors import UNREAD_ELSEWHERE
 from apps.common.exceptions import ApplicationError
-from apps.common.prepared import PreparedQuery
+from apps.common.prepared import PreparedQuery, server_cursor
 from apps.common.realtime import event_send_on_commit, events_send_on_commit
 from apps.credits.models import EntryKind
 from apps.credits.services import credits_spend, not_enough_credits_error
@@ -280,7 +280,7 @@ def _message_insert(message: Message) -> bool:
             if hasattr(value, "resolve_expression"):  # an expression is the compiler's to write
                 raise TypeError(f"Message.{field.name}: an expression cannot be stored by the kept INSERT")
             params.append(field.get_db_prep_save(value, connection=connection))
-    with connection.cursor() as cursor:
+    with server_cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:
@@ -335,14 +335,15 @@ def _listed(*, conversation, message: Message, mine: Participant, theirs: Partic
         params += [theirs.pk, *unread_params]
     else:
         sql = _LISTED
-    with connection.cursor() as cursor:
+    with server_cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
     return row[0] if counted else None
 
 
-# The sender's account row, locked (compiled once: apps.common.prepared).
-_SENDER = PreparedQuery(lambda user_id: User.objects.select_for_update().filter(pk=user_id))
+# The sender's account row, locked (compiled once, and prepared by PostgreSQL on each
+# pooled connection: apps.common.prepared).
+_SENDER = PreparedQuery(lambda user_id: User.objects.select_for_update().filter(pk=user_id), server=True)
 # The conversation's two participant rows and the conversation, locked in one statement,
 # with both profiles and whether a block stands between the two.
 _PARTICIPANTS = PreparedQuery(
@@ -359,7 +360,8 @@ _PARTICIPANTS = PreparedQuery(
         )
         .filter(conversation_id=conversation_id)
         .order_by("pk")
-    )
+    ),
+    server=True,
 )
 
 
