@@ -20,6 +20,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from apps.common.exceptions import ApplicationError
+from apps.common.prepared import server_cursor
 from apps.credits.models import GRANT_KINDS, SPENDING_KINDS, TAKE_BACK_KINDS, CreditEntry, EntryKind
 from apps.credits.selectors import ledger_balance
 
@@ -73,7 +74,7 @@ def credits_spend(*, user, credits: int, kind: str, reference: str = "") -> Cred
     if credits <= 0:
         raise ValueError("credits to spend must be positive")
     created = timezone.now()
-    with connection.cursor() as cursor:
+    with server_cursor() as cursor:  # prepared on the connection: one per message sent
         cursor.execute(_SPEND, [credits, user.pk, credits, user.pk, kind, -credits, reference, created])
         row = cursor.fetchone()
     if row is None:

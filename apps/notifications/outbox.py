@@ -28,6 +28,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from apps.accounts.models import MAIL_STOPPED_BY, PushSubscription
+from apps.common.prepared import server_cursor
 from apps.common.realtime import later
 from apps.notifications.models import ACCOUNT_MAIL, Channel, Notice
 
@@ -120,7 +121,7 @@ def notice_event(*, user, kind: str, item: dict) -> list[int]:
             now,
         ]
     sql = _UPSERT.format(values=", ".join([_ROW] * len(channels)))
-    with connection.cursor() as cursor:
+    with server_cursor() as cursor:  # prepared on the connection (one per number of channels)
         cursor.execute(sql, [*params, Channel.PUSH, NOTICE_ITEMS_KEPT])
         rows = cursor.fetchall()
     new = [(notice_id, channel) for notice_id, channel, inserted in rows if inserted]
