@@ -656,3 +656,48 @@ def test_the_data_export_lists_chat_photos_only_as_paths(site, pair):
     assert chat_files == photos
     with default_storage.open(sent.photo.name, "rb") as stored:
         assert archive.read(photos[0]) == stored.read()
+
+
+# --- Statements prepared by PostgreSQL ----------------------------------------------------
+
+
+def _prepared_like(fragment: str) -> int:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s", [f"%{fragment}%"])
+        return cursor.fetchone()[0]
+
+
+def test_a_messages_statements_are_prepared_once_per_connection_and_stay_in_their_site(two_sites):
+    """The sender's and the participants' locking reads, the INSERT, the listing statement,
+    the credit spend and the notice are prepared by PostgreSQL on the connection
+    (apps.common.prepared) and run by name after; messages of two sites sent in turn on
+    the same connection each land in their own site's tables, paid from their own
+    sender's credits."""
+    pairs = {}
+    for site in two_sites:
+        anna, ben = member(site, "Anna"), member(site, "Ben", gender="male")
+        credits_give(site, anna.user, 5)
+        pairs[site] = (anna, ben)
+    for round_ in range(2):
+        for site in two_sites:
+            anna, ben = pairs[site]
+            send(site, anna, ben, f"{site.schema_name} {round_}")
+    for fragment in (
+        'INSERT INTO "chat_message"',
+        "WITH spent AS",
+        "UPDATE chat_conversation SET started_by_id",
+        'FROM "chat_participant"',
+        'FROM "accounts_user"',
+        "INSERT INTO notifications_notice",
+    ):
+        assert _prepared_like(fragment) >= 1, fragment
+    for site in two_sites:
+        anna, _ben = pairs[site]
+        with on_site(site):
+            assert sorted(Message.objects.values_list("text", flat=True)) == [
+                f"{site.schema_name} 0",
+                f"{site.schema_name} 1",
+            ]
+            assert _balance(anna.user) == 3
