@@ -16,11 +16,11 @@ call. The SQL names no schema, so one compiled statement serves every site (djan
 sets the schema on the connection).
 
 `server_cursor()` goes one step further for the hottest statements (a member's session and
-account, the search's, a chat message's reads and writes): its parameters are bound by PostgreSQL, not quoted into the text by
-psycopg, and (unless `prepare=False`) each statement is prepared on the connection the first
-time it runs there and executed by name afterwards, so PostgreSQL neither parses nor plans
-it again (the pool keeps the connections, so a statement is prepared once per connection,
-not per request). Django's
+account, the search's, a chat message's reads and writes): its parameters are bound by
+PostgreSQL, not quoted into the text by psycopg, and (unless `prepare=False`) each
+statement is prepared on the connection the first time it runs there and executed by name
+afterwards, so PostgreSQL neither parses nor plans it again (the pool keeps the
+connections, so a statement is prepared once per connection, not per request). Django's
 own cursors bind on the client and prepare nothing (`prepare_threshold` None, for
 transaction-mode poolers; the project's PgBouncer runs in session mode, docs/deploy.md). A
 prepared statement stays right across sites: PostgreSQL parses it again when the
