@@ -67,7 +67,7 @@ from bench.common import (
     server_env,
     uvicorn_server,
 )
-from bench.loadgen import cpu_seconds
+from bench.loadgen import REQUEST_ERRORS, Client, cpu_seconds
 
 NAME = "scale"
 DOMAIN = "scale.bench.localhost"
@@ -104,8 +104,6 @@ class Poster:
     measured here need)."""
 
     def __init__(self, base_url: str, domain: str, cookie_names: dict) -> None:
-        from bench.loadgen import Client
-
         self.csrf = secrets.token_hex(16)
         self.cookie_names = cookie_names
         self.origin = f"http://{domain}"
@@ -114,8 +112,6 @@ class Poster:
 
     async def post(self, session: str, conversation: int, text: str) -> str | None:
         """None, or what went wrong."""
-        import httptools
-
         body = json.dumps({"conversation": conversation, "client_id": uuid.uuid4().hex, "text": text})
         headers = {
             "Origin": self.origin,
@@ -124,7 +120,7 @@ class Poster:
         }  # each request carries exactly the sender's cookies
         try:
             response = await self.client.request("POST", "/api/message.php", headers, body.encode())
-        except (OSError, TimeoutError, httptools.HttpParserError) as exc:
+        except REQUEST_ERRORS as exc:
             return f"{type(exc).__name__}: {exc}"
         if response.status_code != 201:
             return f"status {response.status_code}: {response.content[:200].decode(errors='replace')}"

@@ -112,6 +112,11 @@ class _Connection(asyncio.Protocol):
         return await self.waiter
 
 
+# What a request of `Client` may raise when the server is gone, closes the connection or
+# answers what is not HTTP, or when the answer takes longer than its timeout.
+REQUEST_ERRORS = (OSError, TimeoutError, httptools.HttpParserError)
+
+
 class Client:
     """Requests over keep-alive connections to one server, as lean as a load generator
     must be: httpx spent about 1.2 ms of CPU on a request, so one process could not send
@@ -242,7 +247,7 @@ async def run_phase(
             try:
                 response = await (planned_get(client, item) if item else client.get(path))
                 body = response.content
-            except (OSError, TimeoutError, httptools.HttpParserError) as exc:
+            except REQUEST_ERRORS as exc:
                 failures.append(f"{type(exc).__name__}: {exc}")
                 continue
             latencies.append(time.perf_counter() - started)

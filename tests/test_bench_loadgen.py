@@ -1,8 +1,10 @@
 """The load generator sends first visits: a cookie a response sets is never sent back
 (only the plan's own `cookie`, and the cookies of a redirect it follows)."""
 
+import contextlib
 import http.server
 import json
+import socket
 import threading
 
 import pytest
@@ -35,15 +37,30 @@ class _Site(http.server.BaseHTTPRequestHandler):
         pass
 
 
+@contextlib.contextmanager
+def _serving(handler):
+    """A local HTTP server with `handler` in a thread of its own; yields its URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _unused_port() -> int:
+    """A port nothing listens on (bound and let go)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 @pytest.fixture
 def site_url():
     _Site.seen = []
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Site)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with _serving(_Site) as url:
+        yield url
 
 
 def _run(url: str, *extra: str, capsys) -> dict:
@@ -122,13 +139,8 @@ class _Chunked(http.server.BaseHTTPRequestHandler):
 
 def test_chunked_answers_and_closed_connections_are_read_whole(capsys):
     _Chunked.served = 0
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Chunked)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        report = _run(f"http://127.0.0.1:{server.server_address[1]}", capsys=capsys)
-    finally:
-        server.shutdown()
-        server.server_close()
+    with _serving(_Chunked) as url:
+        report = _run(url, capsys=capsys)
     assert report["failures"] == 0
     assert _Chunked.served == 45
 
@@ -142,12 +154,8 @@ def test_an_answer_without_the_expected_text_is_a_failure(site_url, capsys):
 
 
 def test_a_server_that_is_gone_is_a_failure_not_a_crash(capsys):
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    args = ["--url", f"http://127.0.0.1:{port}", "--host", "site.localhost", "--expect", "x", "--requests", "3"]
+    url = f"http://127.0.0.1:{_unused_port()}"
+    args = ["--url", url, "--host", "site.localhost", "--expect", "x", "--requests", "3"]
     assert loadgen.main([*args, "--warmup", "0", "--concurrency", "1", "--rounds", "1"]) == 1
     assert json.loads(capsys.readouterr().out)["failures"] == 3
 
@@ -179,11 +187,9 @@ def test_the_scale_load_generator_posts_messages_with_the_senders_own_cookies():
     from bench.bench_scale import Poster
 
     _Messages.posted = []
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Messages)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
 
-    async def post_three() -> list[str | None]:
-        poster = Poster(f"http://127.0.0.1:{server.server_address[1]}", "scale.localhost", cookie_names)
+    async def post_three(url: str) -> list[str | None]:
+        poster = Poster(url, "scale.localhost", cookie_names)
         try:
             return [
                 await poster.post("member", 7, "first"),
@@ -194,11 +200,8 @@ def test_the_scale_load_generator_posts_messages_with_the_senders_own_cookies():
             await poster.aclose()
 
     cookie_names = {"session": "sessionid", "csrf": "csrftoken"}
-    try:
-        answers = asyncio.run(post_three())
-    finally:
-        server.shutdown()
-        server.server_close()
+    with _serving(_Messages) as url:
+        answers = asyncio.run(post_three(url))
     assert answers[:2] == [None, None]
     assert answers[2] == 'status 403: {"error": "no session"}'
     assert [item["body"]["text"] for item in _Messages.posted] == ["first", "second", "third"]
@@ -215,16 +218,11 @@ def test_the_scale_load_generator_posts_messages_with_the_senders_own_cookies():
 
 def test_a_message_to_a_server_that_is_gone_is_an_error_not_a_crash():
     import asyncio
-    import socket
 
     from bench.bench_scale import Poster
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-
     async def post() -> str | None:
-        poster = Poster(f"http://127.0.0.1:{port}", "scale.localhost", {"session": "s", "csrf": "c"})
+        poster = Poster(f"http://127.0.0.1:{_unused_port()}", "scale.localhost", {"session": "s", "csrf": "c"})
         try:
             return await poster.post("member", 1, "hello")
         finally:
